@@ -1,0 +1,13 @@
+#include "commands.h"
+
+namespace kwb::cli {
+
+const std::vector<Command>& commands()
+{
+    static const std::vector<Command> table{
+        {"summary", "Statistics of evaluation records (correctness, fast_p, speedups, pass@k)", runSummary},
+    };
+    return table;
+}
+
+} // namespace kwb::cli

@@ -1,0 +1,16 @@
+#pragma once
+// Importer for the KernelBench leaderboard's flat list (raw_data.json): one
+// object per kernel with problem_id, level, model, code, torch_speedup,
+// baseline and kernel times. The leaderboard lists only kernels that passed
+// KernelBench's correctness check, so every record is "correct".
+#include <string>
+#include <string_view>
+
+#include "records/record_set.h"
+
+namespace kwb {
+
+RecordSet importLeaderboard(std::string_view text, const std::string& fileName);
+RecordSet loadLeaderboard(const std::string& path);
+
+} // namespace kwb

@@ -1,0 +1,182 @@
+#include "records/record_loader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <span>
+
+#include "base/mapped_file.h"
+#include "records/leaderboard_importer.h"
+#include "records/native_reader.h"
+
+namespace kwb {
+
+namespace fs = std::filesystem;
+
+const char* recordFormatName(RecordFormat f)
+{
+    switch (f) {
+    case RecordFormat::Auto: return "auto";
+    case RecordFormat::Native: return "kwb-jsonl";
+    case RecordFormat::KernelBenchEval: return "kernelbench-eval";
+    case RecordFormat::KernelBenchBaseline: return "kernelbench-baseline";
+    case RecordFormat::Leaderboard: return "leaderboard";
+    }
+    return "auto";
+}
+
+std::optional<RecordFormat> recordFormatFromName(std::string_view name)
+{
+    for (auto f : {RecordFormat::Auto, RecordFormat::Native, RecordFormat::KernelBenchEval,
+             RecordFormat::KernelBenchBaseline, RecordFormat::Leaderboard})
+        if (name == recordFormatName(f)) return f;
+    if (name == "native" || name == "jsonl") return RecordFormat::Native;
+    return std::nullopt;
+}
+
+namespace {
+
+bool endsWith(const std::string& s, std::string_view suffix)
+{
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool isRecordFileName(const std::string& name)
+{
+    for (std::string_view ext : {".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz"})
+        if (endsWith(name, ext)) return true;
+    return false;
+}
+
+std::string_view skipSpace(std::string_view s)
+{
+    std::size_t i = 0;
+    if (s.size() >= 3 && static_cast<unsigned char>(s[0]) == 0xEF && static_cast<unsigned char>(s[1]) == 0xBB
+        && static_cast<unsigned char>(s[2]) == 0xBF)
+        i = 3; // UTF-8 byte order mark
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
+    return s.substr(i);
+}
+
+void expandPaths(const std::vector<std::string>& inputs, std::vector<std::string>& files, RecordSet& out)
+{
+    for (const auto& in : inputs) {
+        std::error_code ec;
+        if (fs::is_directory(in, ec)) {
+            std::vector<std::string> found;
+            for (auto it = fs::recursive_directory_iterator(in, fs::directory_options::skip_permission_denied, ec);
+                 !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+                if (it->is_regular_file(ec) && isRecordFileName(it->path().filename().string()))
+                    found.push_back(it->path().string());
+            }
+            std::sort(found.begin(), found.end());
+            if (found.empty()) {
+                FileReport r;
+                r.file = in;
+                r.fatal = Status(ErrorCode::NotFound, "folder holds no .json or .jsonl files", SourcePosition{in});
+                out.files.push_back(std::move(r));
+            }
+            files.insert(files.end(), found.begin(), found.end());
+        } else {
+            files.push_back(in);
+        }
+    }
+}
+
+} // namespace
+
+RecordFormat detectRecordFormat(const std::string& path, std::string_view head)
+{
+    std::string name = path;
+    if (endsWith(name, ".gz")) name.resize(name.size() - 3);
+    if (endsWith(name, ".jsonl") || endsWith(name, ".ndjson")) return RecordFormat::Native;
+    const std::string_view body = skipSpace(head);
+    if (body.empty()) return RecordFormat::Auto;
+    if (body.front() == '[') return RecordFormat::Leaderboard;
+    if (body.front() != '{') return RecordFormat::Auto;
+    // The native format's first member is "schema"; KernelBench files start with
+    // "levelN" (baselines) or a problem id (eval results).
+    const std::string_view inner = skipSpace(body.substr(1));
+    if (inner.rfind("\"schema\"", 0) == 0) return RecordFormat::Native;
+    if (inner.rfind("\"level", 0) == 0) return RecordFormat::KernelBenchBaseline;
+    if (inner.size() > 1 && inner[0] == '"' && inner[1] >= '0' && inner[1] <= '9') return RecordFormat::KernelBenchEval;
+    if (inner.rfind("}", 0) == 0) return RecordFormat::KernelBenchEval; // "{}": an empty eval run
+    if (head.find("\"schema\"") != std::string_view::npos && head.find("kwb.record/") != std::string_view::npos)
+        return RecordFormat::Native;
+    return RecordFormat::Auto;
+}
+
+RecordSet loadRecordFiles(const std::vector<std::string>& paths, const RecordLoadOptions& options, const TaskContext& ctx)
+{
+    RecordSet all;
+    std::vector<std::string> files;
+    expandPaths(paths, files, all);
+    for (const auto& b : options.baselineFiles) files.push_back(b);
+
+    std::vector<BaselineTable> baselines;
+    std::vector<std::size_t> evalRecordRanges; // [begin, end) pairs into all.records of KernelBench eval records
+    std::int64_t index = 0;
+    for (const auto& file : files) {
+        if (ctx.cancelled()) break;
+        ctx.report("files", index++, static_cast<std::int64_t>(files.size()));
+        auto data = readFileContents(file);
+        if (!data) {
+            FileReport r;
+            r.file = file;
+            r.fatal = data.status();
+            all.files.push_back(std::move(r));
+            continue;
+        }
+        RecordFormat format = options.format;
+        const bool isExtraBaseline
+            = std::find(options.baselineFiles.begin(), options.baselineFiles.end(), file) != options.baselineFiles.end();
+        if (isExtraBaseline) format = RecordFormat::KernelBenchBaseline;
+        if (format == RecordFormat::Auto) format = detectRecordFormat(file, std::string_view(*data).substr(0, 4096));
+        switch (format) {
+        case RecordFormat::Native: all.append(parseNativeRecords(*data, file, ctx)); break;
+        case RecordFormat::Leaderboard: all.append(importLeaderboard(*data, file)); break;
+        case RecordFormat::KernelBenchEval: {
+            const std::size_t begin = all.records.size();
+            all.append(importKernelBenchEval(*data, file, options.kernelbench));
+            evalRecordRanges.push_back(begin);
+            evalRecordRanges.push_back(all.records.size());
+            break;
+        }
+        case RecordFormat::KernelBenchBaseline: {
+            FileReport r;
+            r.file = file;
+            r.format = recordFormatName(RecordFormat::KernelBenchBaseline);
+            auto table = parseKernelBenchBaseline(*data, file);
+            if (!table) {
+                r.fatal = table.status();
+            } else {
+                r.records = table->entries.size();
+                r.badRecords = table->badEntries;
+                r.issues = table->issues;
+                baselines.push_back(std::move(table).value());
+            }
+            all.files.push_back(std::move(r));
+            break;
+        }
+        case RecordFormat::Auto: {
+            FileReport r;
+            r.file = file;
+            SourcePosition where{file, 1, 1, 0};
+            r.fatal = Status(ErrorCode::SchemaError,
+                data->empty() ? "file is empty"
+                              : "not a recognised record format (expected Kernel Workbench JSONL, KernelBench "
+                                "eval_results.json or baseline timing JSON, or a leaderboard list)",
+                where);
+            all.files.push_back(std::move(r));
+            break;
+        }
+        }
+    }
+    // Baselines join to the KernelBench eval records loaded in the same call.
+    for (const auto& table : baselines)
+        for (std::size_t i = 0; i + 1 < evalRecordRanges.size(); i += 2)
+            joinBaseline(std::span<EvalRecord>(all.records).subspan(evalRecordRanges[i], evalRecordRanges[i + 1] - evalRecordRanges[i]), table);
+    ctx.report("files", index, static_cast<std::int64_t>(files.size()));
+    return all;
+}
+
+} // namespace kwb

@@ -1,0 +1,118 @@
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include "test_util.h"
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run kwb(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(KWB_CLI), args);
+    p.waitForFinished(120000);
+    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QString data(const char* rel)
+{
+    return kwbtest::qs(kwbtest::testData(rel));
+}
+
+} // namespace
+
+class TestKwbSummary : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void helpExplainsEveryOption()
+    {
+        const Run top = kwb({QStringLiteral("--help")});
+        QCOMPARE(top.exitCode, 0);
+        QVERIFY(top.out.contains("summary"));
+        const Run r = kwb({QStringLiteral("summary"), QStringLiteral("--help")});
+        QCOMPARE(r.exitCode, 0);
+        for (const char* opt : {"--by", "--format", "--baseline", "--level", "--model", "--p", "--k", "--bootstrap", "--input-format"})
+            QVERIFY2(r.out.contains(opt), opt);
+    }
+
+    void usageErrorsExitTwo_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addRow("no files") << QStringList{QStringLiteral("summary")};
+        QTest::addRow("bad format") << QStringList{QStringLiteral("summary"), QStringLiteral("--format=xml"), QStringLiteral("x")};
+        QTest::addRow("unknown option") << QStringList{QStringLiteral("summary"), QStringLiteral("--bogus"), QStringLiteral("x")};
+        QTest::addRow("unknown command") << QStringList{QStringLiteral("frobnicate")};
+    }
+    void usageErrorsExitTwo()
+    {
+        QFETCH(QStringList, args);
+        QCOMPARE(kwb(args).exitCode, 2);
+    }
+
+    void leaderboardByModelJson()
+    {
+        KWB_REQUIRE_SHARED_DATA();
+        const Run r = kwb({QStringLiteral("summary"), QStringLiteral("--by"), QStringLiteral("model"), QStringLiteral("--format"),
+            QStringLiteral("json"), kwbtest::qs(kwbtest::sharedData("kernelbench/leaderboard/raw_data.json"))});
+        QCOMPARE(r.exitCode, 0);
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(r.out, &err);
+        QVERIFY2(err.error == QJsonParseError::NoError, qPrintable(err.errorString()));
+        const QJsonArray groups = doc.object().value(QStringLiteral("groups")).toArray();
+        QCOMPARE(groups.size(), 7);
+        QVERIFY(doc.object().value(QStringLiteral("errors")).toArray().isEmpty());
+        int total = 0;
+        for (const auto& gv : groups) {
+            const QJsonObject g = gv.toObject();
+            total += g.value(QStringLiteral("records")).toInt();
+            for (const char* k : {"records", "correct", "correctness_rate", "median_speedup", "geomean_speedup", "win_rate", "fast_p"})
+                QVERIFY2(g.contains(QLatin1String(k)), k);
+            const QJsonObject fp = g.value(QStringLiteral("fast_p")).toObject();
+            for (const char* p : {"0", "0.5", "0.8", "1", "1.5", "2"}) QVERIFY2(fp.contains(QLatin1String(p)), p);
+            if (g.value(QStringLiteral("key")).toObject().value(QStringLiteral("model")).toString() == QStringLiteral("deepseek")) {
+                QCOMPARE(g.value(QStringLiteral("records")).toInt(), 76);
+                QVERIFY(std::abs(g.value(QStringLiteral("median_speedup")).toDouble() - 0.6154038973) < 1e-12);
+            }
+        }
+        QCOMPARE(total, 413);
+    }
+
+    void brokenFilesAreNamedAndOthersStillCount()
+    {
+        const Run r = kwb({QStringLiteral("summary"), QStringLiteral("--format=json"), data("records/bad_lines.jsonl"),
+            data("records/not_records.json")});
+        QCOMPARE(r.exitCode, 1); // one file failed outright
+        QVERIFY(r.err.contains("not_records.json:1:1"));
+        QVERIFY(r.err.contains("bad_lines.jsonl:4:"));
+        const QJsonObject root = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(root.value(QStringLiteral("groups")).toArray().at(0).toObject().value(QStringLiteral("records")).toInt(), 4);
+        const QJsonArray errors = root.value(QStringLiteral("errors")).toArray();
+        QCOMPARE(errors.size(), 5);
+        QVERIFY(errors.at(0).toObject().value(QStringLiteral("file")).toString().endsWith(QStringLiteral("not_records.json")));
+        QCOMPARE(errors.at(1).toObject().value(QStringLiteral("line")).toInt(), 4);
+    }
+
+    void kernelBenchRunWithBaselineCsv()
+    {
+        KWB_REQUIRE_SHARED_DATA();
+        const Run r = kwb({QStringLiteral("summary"), QStringLiteral("--by=outcome"), QStringLiteral("--format=csv"),
+            QStringLiteral("--baseline"), kwbtest::qs(kwbtest::sharedData("kernelbench/timing/H100_Modal/baseline_time_torch.json")),
+            data("kernelbench/runs/level1_v0_run/eval_results.json")});
+        QCOMPARE(r.exitCode, 0);
+        const QList<QByteArray> lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 6); // header + compile_error, correct, incorrect, runtime_error, timeout
+        QVERIFY(lines[0].startsWith("group,records,correct"));
+        QVERIFY(lines[2].startsWith("correct,2,2,1.000,"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKwbSummary)
+#include "tst_kwb_summary.moc"
