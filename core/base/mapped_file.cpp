@@ -75,6 +75,13 @@ Result<MappedFile> MappedFile::open(const std::string& path)
     return file;
 }
 
+std::size_t MappedFile::readableSize() const
+{
+    if (!m_data) return 0;
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    return (m_size + page - 1) / page * page;
+}
+
 bool looksGzipped(std::string_view bytes)
 {
     return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f

@@ -21,6 +21,9 @@ public:
 
     std::string_view data() const { return {m_data, m_size}; }
     std::size_t size() const { return m_size; }
+    // Bytes readable from data(): the size rounded up to the page, whose tail
+    // the kernel fills with zeros. Parsers that over-read use the slack.
+    std::size_t readableSize() const;
     const std::string& path() const { return m_path; }
 
 private:

@@ -12,9 +12,28 @@ using simdjson::error_code;
 
 namespace {
 
-// The member being read when an error happens, for the message.
+// The member being read when an error happens, for the message. Holds views
+// into the parser's buffers; the text is only built when an error is reported.
 struct ParseContext {
-    std::string field;
+    std::string_view prefix;
+    std::string_view key;
+    long index = -1;
+    void at(std::string_view p, std::string_view k, long i = -1)
+    {
+        prefix = p;
+        key = k;
+        index = i;
+    }
+    std::string text() const
+    {
+        std::string out(prefix);
+        if (index >= 0) {
+            out += "[" + std::to_string(index) + "]";
+            if (!key.empty()) out += ".";
+        }
+        out += key;
+        return out;
+    }
 };
 
 #define KWB_SJ(expr)                                  \
@@ -122,7 +141,7 @@ error_code readProvenance(od::object obj, Provenance& p, ParseContext& ctx)
         KWB_SJ(std::move(fieldResult).get(f));
         std::string_view key;
         KWB_SJ(f.unescaped_key().get(key));
-        ctx.field = "provenance." + std::string(key);
+        ctx.at("provenance.", key);
         if (key == "gpu") KWB_SJ(readString(f.value(), p.gpu));
         else if (key == "timer") KWB_SJ(readString(f.value(), p.timer));
         else if (key == "trials") KWB_SJ(readOptInt(f.value(), p.trials));
@@ -172,7 +191,7 @@ error_code readCandidate(od::object obj, RuntimeStats& s, ParseContext& ctx)
         KWB_SJ(std::move(fr).get(f));
         std::string_view key;
         KWB_SJ(f.unescaped_key().get(key));
-        ctx.field = "candidate." + std::string(key);
+        ctx.at("candidate.", key);
         bool known = false;
         KWB_SJ(readStatsMember(f, key, s, known, ctx));
         if (!known) KWB_SJ(keepRaw(f, key, s.extra));
@@ -191,7 +210,7 @@ error_code readBaselines(od::array arr, std::vector<Baseline>& out, ParseContext
             KWB_SJ(std::move(fr).get(f));
             std::string_view key;
             KWB_SJ(f.unescaped_key().get(key));
-            ctx.field = "baselines[" + std::to_string(out.size()) + "]." + std::string(key);
+            ctx.at("baselines", key, static_cast<long>(out.size()));
             if (key == "name") {
                 KWB_SJ(readString(f.value(), b.name));
                 continue;
@@ -212,7 +231,7 @@ error_code readCoverage(od::object obj, Coverage& c, ParseContext& ctx)
         KWB_SJ(std::move(fr).get(f));
         std::string_view key;
         KWB_SJ(f.unescaped_key().get(key));
-        ctx.field = "verification.coverage." + std::string(key);
+        ctx.at("verification.coverage.", key);
         if (key == "written_fraction") KWB_SJ(readOptDouble(f.value(), c.writtenFraction));
         else if (key == "written_elements") KWB_SJ(readOptInt(f.value(), c.writtenElements));
         else if (key == "total_elements") KWB_SJ(readOptInt(f.value(), c.totalElements));
@@ -232,7 +251,7 @@ error_code readCoverage(od::object obj, Coverage& c, ParseContext& ctx)
                 KWB_SJ(std::move(gr).get(gf));
                 std::string_view gk;
                 KWB_SJ(gf.unescaped_key().get(gk));
-                ctx.field = "verification.coverage.grid." + std::string(gk);
+                ctx.at("verification.coverage.grid.", gk);
                 std::int64_t n = 0;
                 if (gk == "rows") {
                     KWB_SJ(gf.value().get_int64().get(n));
@@ -254,7 +273,7 @@ error_code readCoverage(od::object obj, Coverage& c, ParseContext& ctx)
     }
     if (static_cast<std::int64_t>(c.grid.rows) * c.grid.cols != static_cast<std::int64_t>(c.grid.writtenFraction.size())
         || c.grid.rows < 0 || c.grid.cols < 0) {
-        ctx.field = "verification.coverage.grid";
+        ctx.at("verification.coverage.grid", {});
         return simdjson::INCORRECT_TYPE;
     }
     return simdjson::SUCCESS;
@@ -267,7 +286,7 @@ error_code readVerification(od::object obj, Verification& v, ParseContext& ctx)
         KWB_SJ(std::move(fr).get(f));
         std::string_view key;
         KWB_SJ(f.unescaped_key().get(key));
-        ctx.field = "verification." + std::string(key);
+        ctx.at("verification.", key);
         if (key == "coverage") {
             od::object c;
             KWB_SJ(f.value().get_object().get(c));
@@ -309,7 +328,7 @@ error_code readRecord(od::object obj, EvalRecord& r, ParseContext& ctx, SchemaPr
         KWB_SJ(std::move(fr).get(f));
         std::string_view key;
         KWB_SJ(f.unescaped_key().get(key));
-        ctx.field = std::string(key);
+        ctx.at({}, key);
         if (key == "schema") {
             std::string s;
             KWB_SJ(readString(f.value(), s));
@@ -329,7 +348,7 @@ error_code readRecord(od::object obj, EvalRecord& r, ParseContext& ctx, SchemaPr
                 KWB_SJ(std::move(pr).get(pf));
                 std::string_view pk;
                 KWB_SJ(pf.unescaped_key().get(pk));
-                ctx.field = "problem." + std::string(pk);
+                ctx.at("problem.", pk);
                 if (pk == "suite") KWB_SJ(readString(pf.value(), r.problem.suite));
                 else if (pk == "level") KWB_SJ(readOptInt(pf.value(), r.problem.level));
                 else if (pk == "id") KWB_SJ(readOptInt(pf.value(), r.problem.id));
@@ -347,7 +366,7 @@ error_code readRecord(od::object obj, EvalRecord& r, ParseContext& ctx, SchemaPr
                 KWB_SJ(std::move(sr).get(sf));
                 std::string_view sk;
                 KWB_SJ(sf.unescaped_key().get(sk));
-                ctx.field = "status." + std::string(sk);
+                ctx.at("status.", sk);
                 if (sk == "outcome") {
                     std::string name;
                     KWB_SJ(readString(sf.value(), name));
@@ -384,7 +403,7 @@ error_code readRecord(od::object obj, EvalRecord& r, ParseContext& ctx, SchemaPr
                 KWB_SJ(std::move(sr).get(sf));
                 std::string_view sk;
                 KWB_SJ(sf.unescaped_key().get(sk));
-                ctx.field = "source." + std::string(sk);
+                ctx.at("source.", sk);
                 if (sk == "path") KWB_SJ(readString(sf.value(), r.source.path));
                 else if (sk == "code") KWB_SJ(readString(sf.value(), r.source.code));
                 else if (sk == "language") KWB_SJ(readString(sf.value(), r.source.language));
@@ -400,15 +419,26 @@ error_code readRecord(od::object obj, EvalRecord& r, ParseContext& ctx, SchemaPr
 
 RecordSet parseNativeRecords(std::string_view text, const std::string& fileName, const TaskContext& tctx)
 {
+    return parseNativeRecords(text, fileName, tctx, 0);
+}
+
+RecordSet parseNativeRecords(std::string_view text, const std::string& fileName, const TaskContext& tctx, std::size_t readable)
+{
     RecordSet set;
     FileReport report;
     report.file = fileName;
     report.format = "kwb-jsonl";
 
-    // One padded copy so each line can be parsed in place (simdjson reads past the end).
-    simdjson::padded_string padded(text);
-    const char* base = padded.data();
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end: parse in place
+    // when the caller guarantees them (a mapping with slack in its last page),
+    // else parse one padded copy.
     const std::size_t size = text.size();
+    simdjson::padded_string padded;
+    const char* base = text.data();
+    if (readable < size + simdjson::SIMDJSON_PADDING) {
+        padded = simdjson::padded_string(text);
+        base = padded.data();
+    }
     od::parser parser;
 
     std::int64_t lineNo = 0;
@@ -462,14 +492,15 @@ RecordSet parseNativeRecords(std::string_view text, const std::string& fileName,
             }
         }
         if (err) {
-            SourcePosition where{fileName, lineNo, 0, static_cast<std::int64_t>(lineStart), pctx.field};
+            const std::string field = pctx.text();
+            SourcePosition where{fileName, lineNo, 0, static_cast<std::int64_t>(lineStart), field};
             if (errorAt && errorAt >= base + lineStart && errorAt <= base + lineStart + len)
                 where.column = static_cast<std::int64_t>(errorAt - (base + lineStart)) + 1;
             std::string reason = simdjson::error_message(err);
-            if (err == simdjson::INCORRECT_TYPE && !pctx.field.empty())
-                reason = "member \"" + pctx.field + "\" has the wrong type or value";
-            else if (!pctx.field.empty())
-                reason += " (in member \"" + pctx.field + "\")";
+            if (err == simdjson::INCORRECT_TYPE && !field.empty())
+                reason = "member \"" + field + "\" has the wrong type or value";
+            else if (!field.empty())
+                reason += " (in member \"" + field + "\")";
             addIssue(Status(err == simdjson::INCORRECT_TYPE ? ErrorCode::SchemaError : ErrorCode::ParseError, reason, where));
             continue;
         }
@@ -504,7 +535,7 @@ RecordSet loadNativeRecords(const std::string& path, const TaskContext& ctx)
         set.files.push_back(std::move(report));
         return set;
     }
-    return parseNativeRecords(mapped->data(), path, ctx);
+    return parseNativeRecords(mapped->data(), path, ctx, mapped->readableSize());
 }
 
 } // namespace kwb

@@ -12,6 +12,9 @@ namespace kwb {
 
 // Parses an in-memory JSONL buffer. `fileName` is only used in messages.
 RecordSet parseNativeRecords(std::string_view text, const std::string& fileName, const TaskContext& ctx = {});
+// As above; `readable` is how many bytes from text.data() may be read. With at
+// least text.size() + 64 the text is parsed in place instead of copied.
+RecordSet parseNativeRecords(std::string_view text, const std::string& fileName, const TaskContext& ctx, std::size_t readable);
 RecordSet loadNativeRecords(const std::string& path, const TaskContext& ctx = {});
 
 } // namespace kwb

@@ -118,21 +118,39 @@ RecordSet loadRecordFiles(const std::vector<std::string>& paths, const RecordLoa
     for (const auto& file : files) {
         if (ctx.cancelled()) break;
         ctx.report("files", index++, static_cast<std::int64_t>(files.size()));
-        auto data = readFileContents(file);
-        if (!data) {
+        auto mapped = MappedFile::open(file);
+        if (!mapped) {
             FileReport r;
             r.file = file;
-            r.fatal = data.status();
+            r.fatal = mapped.status();
             all.files.push_back(std::move(r));
             continue;
         }
+        // Plain files are parsed straight from the mapping; gzip is inflated first.
+        std::string inflated;
+        std::string_view text = mapped->data();
+        std::size_t readable = mapped->readableSize();
+        if (looksGzipped(text)) {
+            auto contents = readFileContents(file);
+            if (!contents) {
+                FileReport r;
+                r.file = file;
+                r.fatal = contents.status();
+                all.files.push_back(std::move(r));
+                continue;
+            }
+            inflated = std::move(contents).value();
+            text = inflated;
+            readable = 0;
+        }
+        const std::string_view* data = &text;
         RecordFormat format = options.format;
         const bool isExtraBaseline
             = std::find(options.baselineFiles.begin(), options.baselineFiles.end(), file) != options.baselineFiles.end();
         if (isExtraBaseline) format = RecordFormat::KernelBenchBaseline;
-        if (format == RecordFormat::Auto) format = detectRecordFormat(file, std::string_view(*data).substr(0, 4096));
+        if (format == RecordFormat::Auto) format = detectRecordFormat(file, data->substr(0, 4096));
         switch (format) {
-        case RecordFormat::Native: all.append(parseNativeRecords(*data, file, ctx)); break;
+        case RecordFormat::Native: all.append(parseNativeRecords(*data, file, ctx, readable)); break;
         case RecordFormat::Leaderboard: all.append(importLeaderboard(*data, file)); break;
         case RecordFormat::KernelBenchEval: {
             const std::size_t begin = all.records.size();
