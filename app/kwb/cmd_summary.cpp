@@ -118,7 +118,8 @@ int runSummary(const Args& args)
     else if (format == "csv") std::fputs(summaryToCsv(groups).c_str(), stdout);
     else {
         std::fputs(summaryToTable(groups).c_str(), stdout);
-        std::fprintf(stdout, "\n%zu records from %zu files", set.records.size(), set.files.size());
+        std::fprintf(stdout, "\n%zu records from %zu file%s", set.records.size(), set.files.size(),
+            set.files.size() == 1 ? "" : "s");
         if (set.badRecordCount()) std::fprintf(stdout, "; %zu bad records skipped", set.badRecordCount());
         if (set.failedFileCount()) std::fprintf(stdout, "; %zu files failed", set.failedFileCount());
         std::fputs("\n", stdout);
