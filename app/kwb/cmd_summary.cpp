@@ -58,6 +58,7 @@ int runSummary(const Args& args)
     p.option("p", "LIST", "p values for fast_p", "0,0.5,0.8,1,1.5,2");
     p.option("k", "LIST", "k values for pass@k", "1,5,10");
     p.option("bootstrap", "N", "bootstrap resamples for the 95% intervals", "2000");
+    p.flag("curve", "with --format json: add each group's continuous fast_p curve (its breakpoints)");
     p.epilog("Exit status is 1 when a file could not be read; bad records are reported on\n"
              "stderr (file, position, reason) and counted, and the rest still load.");
     if (!p.parse(args)) return finishParse(p);
@@ -105,6 +106,7 @@ int runSummary(const Args& args)
         std::fprintf(stderr, "kwb summary: --bootstrap needs an integer\n");
         return kExitUsage;
     }
+    options.withCurve = p.isSet("curve");
     const std::string format = *p.value("format");
     if (format != "table" && format != "json" && format != "csv") {
         std::fprintf(stderr, "kwb summary: unknown format '%s' (table, json or csv)\n", format.c_str());

@@ -136,6 +136,7 @@ GroupSummary summarizeGroup(std::span<const EvalRecord* const> records, const Su
     g.medianCi = bootstrapCi(speedups, medianOf, options.bootstrapResamples, options.seed);
     g.winRateCi = bootstrapCi(speedups, winShare, options.bootstrapResamples, options.seed + 1);
     for (double p : options.pGrid) g.fastP.emplace_back(p, fastP(records, p));
+    if (options.withCurve) g.fastPCurve = fastPCurve(records);
     for (std::int64_t k : options.passK) {
         double sum = 0;
         std::size_t counted = 0;

@@ -58,6 +58,7 @@ struct SummaryOptions {
     std::vector<std::int64_t> passK{1, 5, 10};
     int bootstrapResamples = 2000;
     std::uint64_t seed = 0x6b7762u; // fixed: the same input gives the same intervals
+    bool withCurve = false;         // also compute the continuous fast_p curve per group
 };
 
 struct GroupSummary {
@@ -76,6 +77,7 @@ struct GroupSummary {
     std::optional<ConfidenceInterval> winRateCi;
     std::vector<std::pair<double, double>> fastP;         // (p, fast_p)
     std::vector<std::pair<std::int64_t, double>> passAtK;  // (k, mean over problems with n >= k)
+    FastPCurve fastPCurve; // the continuous curve; filled when SummaryOptions::withCurve
 };
 
 std::vector<GroupSummary> summarize(std::span<const EvalRecord* const> records, const SummaryOptions& options);

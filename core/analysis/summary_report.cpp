@@ -77,6 +77,16 @@ std::string summaryToJson(const std::vector<GroupSummary>& groups, const std::ve
         w.key("pass_at_k").beginObject();
         for (const auto& [k, v] : g.passAtK) w.field(std::to_string(k), v);
         w.endObject();
+        if (g.fastPCurve.denominator > 0) {
+            // Step function: fast_p(p) = value of the last breakpoint <= p, or at_zero below the first.
+            w.key("fast_p_curve").beginObject();
+            w.field("at_zero", g.fastPCurve.atZero);
+            w.key("breakpoints").beginArray();
+            for (std::size_t i = 0; i < g.fastPCurve.breakpoints.size(); ++i)
+                w.beginArray().value(g.fastPCurve.breakpoints[i]).value(g.fastPCurve.valueAfter[i]).endArray();
+            w.endArray();
+            w.endObject();
+        }
         w.endObject();
     }
     w.endArray();
