@@ -197,6 +197,7 @@ struct RerunResult {
     bool runnerRestarted = false; // set by the parent when it had to start a fresh runner
     DeviceInfo device;
     SizeMap sizes;                // sizes the run used
+    DType precision = DType::F32; // the problem's precision (copied from the request)
     ToleranceValues tolerance;
     // Compilation.
     bool compileCacheHit = false;
