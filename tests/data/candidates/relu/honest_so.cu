@@ -1,0 +1,20 @@
+// Honest ReLU in the shared-object form: host code launches on the stream it is given.
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+namespace {
+__global__ void reluKernel(const float* x, float* out, std::int64_t n)
+{
+    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = fmaxf(x[i], 0.0f);
+}
+} // namespace
+
+extern "C" int kwb_launch(void** buffers, const std::int64_t* sizes, cudaStream_t stream)
+{
+    const std::int64_t n = sizes[0];
+    reluKernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
+        static_cast<const float*>(buffers[0]), static_cast<float*>(buffers[1]), n);
+    return static_cast<int>(cudaGetLastError());
+}
