@@ -7,6 +7,7 @@ const std::vector<Command>& commands()
     static const std::vector<Command> table{
         {"summary", "Statistics of evaluation records (correctness, fast_p, speedups, pass@k)", runSummary},
         {"breakdown", "GPU time of profiler traces by kernel family; the addressable fraction", runBreakdown},
+        {"project", "Expected end-to-end saving on a traced workload: f*w*(1-1/s) and the Amdahl bound", runProject},
     };
     return table;
 }
