@@ -91,7 +91,8 @@ Result<CandidateSpec> fromJson(const nlohmann::json& j, const SpecFieldReader& r
     KWB_RETURN_IF_ERROR(r.getString(j, "", "form", form));
     if (form == "nvrtc") spec.form = CandidateForm::Nvrtc;
     else if (form == "shared_object") spec.form = CandidateForm::SharedObject;
-    else return r.error("form", "unknown form '" + form + "' (nvrtc, shared_object)");
+    else if (form == "kernelbench_sample") spec.form = CandidateForm::KernelBenchSample;
+    else return r.error("form", "unknown form '" + form + "' (nvrtc, shared_object, kernelbench_sample)");
 
     const bool hasFile = j.contains("source_file");
     const bool hasInline = j.contains("source");
@@ -184,6 +185,7 @@ Result<std::int64_t> evalIn(const std::string& expr, const SizeMap& sizes, const
 
 const char* candidateFormName(CandidateForm form)
 {
+    if (form == CandidateForm::KernelBenchSample) return "kernelbench_sample";
     return form == CandidateForm::SharedObject ? "shared_object" : "nvrtc";
 }
 
@@ -242,7 +244,7 @@ nlohmann::json candidateSpecToJson(const CandidateSpec& spec)
             launches.push_back(lj);
         }
         j["launches"] = launches;
-    } else {
+    } else if (spec.form == CandidateForm::SharedObject) {
         if (!spec.buffers.empty()) j["buffers"] = spec.buffers;
         if (!spec.sizeArgs.empty()) j["size_args"] = spec.sizeArgs;
         j["symbol"] = spec.symbol;

@@ -11,6 +11,11 @@
 //    `buffers` are device pointers in the order of CandidateSpec::buffers and
 //    `sizes` the values of CandidateSpec::sizeArgs; 0 means success. For
 //    candidates that launch several kernels or library calls.
+//  - KernelBenchSample: a KernelBench sample, i.e. a Python module defining
+//    `ModelNew` (usually with CUDA built by torch's load_inline), checked
+//    against the `Model` of a KernelBench problem file that the re-run
+//    request carries (RerunRequest::kernelbench). Run by the PyTorch bridge
+//    (app/runner/bridge/kwb_torch_bridge.py), not by kwb-runner.
 // Compiled modules are cached by source hash (core/gpu).
 #include <array>
 #include <cstdint>
@@ -28,8 +33,8 @@ namespace kwb {
 inline constexpr std::string_view kCandidateSchema = "kwb.candidate/1";
 inline constexpr std::string_view kSharedObjectEntry = "kwb_launch";
 
-enum class CandidateForm : std::uint8_t { Nvrtc, SharedObject };
-const char* candidateFormName(CandidateForm form); // "nvrtc", "shared_object"
+enum class CandidateForm : std::uint8_t { Nvrtc, SharedObject, KernelBenchSample };
+const char* candidateFormName(CandidateForm form); // "nvrtc", "shared_object", "kernelbench_sample"
 
 // One kernel argument. JSON: a string is a tensor name (passed as a device
 // pointer); {"i32": EXPR}, {"i64": EXPR} pass a size expression as int / long

@@ -632,6 +632,9 @@ std::string encodeMessage(const ProtocolMessage& message)
                 r["problem"] = problemSpecToJson(m.problem);
                 r["candidate"] = candidateSpecToJson(m.candidate);
                 r["options"] = optionsJson(m.options);
+                if (m.kernelbench)
+                    r["kernelbench"] = {{"problem_file", m.kernelbench->problemFile},
+                        {"problem_source", m.kernelbench->problemSource}, {"record_id", m.kernelbench->recordId}};
                 return r;
             } else if constexpr (std::is_same_v<T, Capabilities>) {
                 json r = header("capabilities", m.id);
@@ -728,6 +731,13 @@ Result<ProtocolMessage> decodeMessage(std::string_view line)
         if (!candidate) return candidate.status();
         req.candidate = std::move(*candidate);
         if (auto* o = d.object(j, "", "options")) decodeOptions(d, *o, req.options);
+        if (auto* kb = d.object(j, "", "kernelbench")) {
+            KernelBenchPayload payload;
+            d.str(*kb, "kernelbench", "problem_file", payload.problemFile);
+            d.str(*kb, "kernelbench", "problem_source", payload.problemSource);
+            d.str(*kb, "kernelbench", "record_id", payload.recordId);
+            req.kernelbench = std::move(payload);
+        }
         if (!d.status.isOk()) return d.status;
         return ProtocolMessage{std::move(req)};
     }

@@ -45,11 +45,22 @@ struct RerunOptions {
     SizeMap sizes;                       // overrides of the problem's sizes
 };
 
+// What a KernelBench sample (CandidateForm::KernelBenchSample) needs besides
+// the sample itself: the KernelBench problem file (Model, get_inputs,
+// get_init_inputs) as text. Encoded as the optional member "kernelbench" of a
+// rerun request; runners that do not know it ignore it.
+struct KernelBenchPayload {
+    std::string problemFile;   // where the problem came from (display, provenance)
+    std::string problemSource; // the problem module's Python text
+    std::string recordId;      // the evaluation record the sample came from, if any
+};
+
 struct RerunRequest {
     std::string id; // echoed in progress and result lines
     ProblemSpec problem;
     CandidateSpec candidate;
     RerunOptions options;
+    std::optional<KernelBenchPayload> kernelbench; // set for KernelBench samples
 };
 
 struct HelloRequest {
