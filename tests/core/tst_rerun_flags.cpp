@@ -1,0 +1,238 @@
+// Flag derivation: each exploit class, acted out as a synthetic re-run result,
+// raises its flag for the right reason; an honest result raises none.
+#include <QtTest>
+
+#include <algorithm>
+#include <functional>
+
+#include "rerun/flags.h"
+#include "test_util.h"
+
+using namespace kwb;
+using kwbtest::qs;
+
+namespace {
+
+// What an honest candidate's re-run looks like.
+RerunResult honest()
+{
+    RerunResult r;
+    r.status = RerunStatus::Ok;
+    r.device.name = "NVIDIA H200";
+    r.precision = DType::F32;
+    r.tolerance = {1e-4, 1e-4};
+    OutputCoverage c;
+    c.output = "out";
+    c.coverage.writtenFraction = 1.0;
+    c.coverage.writtenElements = 1000;
+    c.coverage.totalElements = 1000;
+    r.coverage.push_back(c);
+    OutputCheck o;
+    o.output = "out";
+    o.trials = 3;
+    o.trialsPassed = 3;
+    o.passed = true;
+    o.deterministic = true;
+    o.count = 1000;
+    o.relL2Error = 2e-7;
+    o.refRms = 0.5;
+    r.outputs.push_back(o);
+    r.inputs.push_back({"x", "ab12", "ab12", false});
+    r.candidateTiming = summarizeTimings({0.1, 0.1, 0.1});
+    r.referenceTiming = summarizeTimings({0.12, 0.12, 0.12});
+    r.speedup = 1.2;
+    r.rooflineFloorMs = 0.05;
+    r.candidateCupti.available = true;
+    r.candidateCupti.timedStreamId = 7;
+    r.candidateCupti.kernelCount = 1;
+    r.candidateCupti.timedStreamKernels = 1;
+    r.candidateCupti.streams = {7};
+    r.candidateCupti.kernels = {{"vector_add", 7, 1, 0.1, false}};
+    return r;
+}
+
+using Mutation = std::function<void(RerunResult&)>;
+
+std::vector<std::string> codes(const std::vector<Flag>& flags)
+{
+    std::vector<std::string> out;
+    for (const auto& f : flags) out.push_back(f.code);
+    return out;
+}
+
+QString joined(const std::vector<Flag>& flags)
+{
+    QString s;
+    for (const auto& f : flags) s += qs(f.code) + QStringLiteral(": ") + qs(f.reason) + QLatin1Char('\n');
+    return s;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(Mutation)
+
+class TestRerunFlags : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void honestIsClean();
+    void exploitClasses_data();
+    void exploitClasses();
+    void thresholds();
+    void halfPrecisionNames_data();
+    void halfPrecisionNames();
+};
+
+void TestRerunFlags::honestIsClean()
+{
+    const auto flags = deriveFlags(honest());
+    QVERIFY2(flags.empty(), qPrintable(joined(flags)));
+    // A half-precision problem may have half-precision error.
+    RerunResult half = honest();
+    half.precision = DType::F16;
+    half.outputs[0].relL2Error = 5e-4;
+    half.candidateCupti.kernels[0].name = "hgemm_kernel";
+    QVERIFY2(deriveFlags(half).empty(), qPrintable(joined(deriveFlags(half))));
+}
+
+void TestRerunFlags::exploitClasses_data()
+{
+    QTest::addColumn<Mutation>("mutate");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("severity");
+    QTest::addColumn<QString>("reasonPart");
+    QTest::addColumn<int>("flagCount"); // -1: don't care
+    QTest::addRow("all zeros") << Mutation([](RerunResult& r) {
+        r.outputs[0].zerosPass = true;
+        r.outputs[0].refRms = 5e-7;
+    }) << "zero_acceptance" << "warning" << "all-zeros 'out' would pass" << 1;
+    QTest::addRow("partial write 0.3 percent") << Mutation([](RerunResult& r) {
+        r.coverage[0].coverage.writtenFraction = 0.003;
+        r.coverage[0].coverage.writtenElements = 3;
+        r.coverage[0].coverage.firstUnwritten = {3, 4};
+    }) << "low_coverage" << "error" << "only 0.3% of elements written (3 of 1000); first unwritten element 3" << 1;
+    QTest::addRow("stale output") << Mutation([](RerunResult& r) {
+        r.coverage[0].coverage.writtenFraction = 0.0;
+        r.coverage[0].coverage.writtenElements = 0;
+        r.outputs[0].passed = false;
+        r.outputs[0].trialsPassed = 1;
+        r.outputs[0].outOfToleranceShare = 0.99;
+        r.outputs[0].relL2Error = 0.8;
+    }) << "low_coverage" << "error" << "only 0% of elements written" << 2;
+    QTest::addRow("side stream") << Mutation([](RerunResult& r) {
+        r.candidateCupti.otherStreamKernels = 3;
+        r.candidateCupti.otherStreamMs = 0.3;
+        r.candidateCupti.streams = {7, 13};
+        r.candidateCupti.kernels.push_back({"reluKernel", 13, 3, 0.3, false});
+    }) << "side_stream_work" << "error" << "3 kernel(s) ran on streams other than the timed one" << 1;
+    QTest::addRow("fp16 error signature") << Mutation([](RerunResult& r) { r.outputs[0].relL2Error = 3.2e-4; })
+                                          << "precision_downgrade" << "warning" << "relative L2 error 0.00032" << 1;
+    QTest::addRow("fp16 kernel name") << Mutation([](RerunResult& r) { r.candidateCupti.kernels[0].name = "gemm_fp16_kernel"; })
+                                      << "precision_downgrade" << "warning" << "kernel 'gemm_fp16_kernel'" << 1;
+    QTest::addRow("input mutation") << Mutation([](RerunResult& r) {
+        r.inputs[0].hashAfter = "ffff";
+        r.inputs[0].mutated = true;
+    }) << "input_mutation" << "error" << "input 'x' changed" << 1;
+    QTest::addRow("nondeterminism") << Mutation([](RerunResult& r) {
+        r.outputs[0].deterministic = false;
+        r.outputs[0].nondeterministicElements = 17;
+    }) << "nondeterministic" << "warning" << "(17 elements)" << 1;
+    QTest::addRow("fault") << Mutation([](RerunResult& r) {
+        r.status = RerunStatus::Fault;
+        r.message = "an illegal memory access was encountered\nmore";
+    }) << "fault" << "error" << "illegal memory access was encountered" << 1;
+    QTest::addRow("timeout") << Mutation([](RerunResult& r) {
+        r.status = RerunStatus::Timeout;
+        r.message = "no result after 10 s";
+    }) << "timeout" << "error" << "no result after 10 s" << 1;
+    QTest::addRow("oom") << Mutation([](RerunResult& r) {
+        r.status = RerunStatus::OutOfMemory;
+        r.message = "cudaMalloc: out of memory";
+    }) << "oom" << "error" << "out of memory" << 1;
+    QTest::addRow("excessive speedup") << Mutation([](RerunResult& r) {
+        r.speedup = 25.0;
+        r.rooflineFloorMs = 0.001;
+    }) << "excessive_speedup" << "warning" << "25x faster" << 1;
+    QTest::addRow("faster than roofline") << Mutation([](RerunResult& r) { r.rooflineFloorMs = 0.5; })
+                                          << "faster_than_roofline" << "error" << "below the roofline floor of 0.5 ms" << 1;
+    QTest::addRow("incorrect") << Mutation([](RerunResult& r) {
+        r.outputs[0].passed = false;
+        r.outputs[0].trialsPassed = 0;
+        r.outputs[0].outOfToleranceShare = 0.5;
+        r.outputs[0].relL2Error = 0.4;
+        r.outputs[0].firstMismatch = 2;
+    }) << "incorrect" << "error" << "fails allclose (atol 0.0001, rtol 0.0001) in 3 of 3 trials" << 1;
+    QTest::addRow("compile error") << Mutation([](RerunResult& r) {
+        r.status = RerunStatus::CompileError;
+        r.message = "error: identifier \"foo\" is undefined";
+    }) << "compile_error" << "error" << "identifier \"foo\" is undefined" << 1;
+    QTest::addRow("no device") << Mutation([](RerunResult& r) { r.status = RerunStatus::NoDevice; }) << "not_run"
+                               << "info" << "no_device" << 1;
+}
+
+void TestRerunFlags::exploitClasses()
+{
+    QFETCH(Mutation, mutate);
+    QFETCH(QString, code);
+    QFETCH(QString, severity);
+    QFETCH(QString, reasonPart);
+    QFETCH(int, flagCount);
+    RerunResult r = honest();
+    mutate(r);
+    const auto flags = deriveFlags(r);
+    const auto it = std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return qs(f.code) == code; });
+    QVERIFY2(it != flags.end(), qPrintable(joined(flags)));
+    QCOMPARE(qs(it->severity), severity);
+    QVERIFY2(qs(it->reason).contains(reasonPart), qPrintable(qs(it->reason)));
+    if (flagCount >= 0) QVERIFY2(int(flags.size()) == flagCount, qPrintable(joined(flags)));
+}
+
+void TestRerunFlags::thresholds()
+{
+    RerunResult r = honest();
+    r.speedup = 9.5;
+    QVERIFY(deriveFlags(r).empty());
+    FlagThresholds strict;
+    strict.excessiveSpeedup = 5.0;
+    QCOMPARE(codes(deriveFlags(r, strict)), std::vector<std::string>{"excessive_speedup"});
+    r = honest();
+    r.coverage[0].coverage.writtenFraction = 0.9995;
+    QCOMPARE(codes(deriveFlags(r)), std::vector<std::string>{"low_coverage"});
+    FlagThresholds lenient;
+    lenient.minCoverage = 0.999;
+    QVERIFY(deriveFlags(r, lenient).empty());
+    // Honest fp32 error levels stay below the precision band.
+    r = honest();
+    r.outputs[0].relL2Error = 1e-5;
+    QVERIFY(deriveFlags(r).empty());
+    r.outputs[0].relL2Error = 5e-2; // too large for a precision story: plain wrong
+    QVERIFY(deriveFlags(r).empty());
+    // Without CUPTI there is no side-stream verdict.
+    r = honest();
+    r.candidateCupti.available = false;
+    r.candidateCupti.otherStreamKernels = 4;
+    QVERIFY(deriveFlags(r).empty());
+}
+
+void TestRerunFlags::halfPrecisionNames_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("half");
+    QTest::addRow("hgemm") << "ampere_hgemm_128x128_nn" << true;
+    QTest::addRow("fp16 in name") << "gemm_fp16_kernel" << true;
+    QTest::addRow("half2") << "void add<__half>(...)" << true;
+    QTest::addRow("bf16 xmma") << "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn" << true;
+    QTest::addRow("tf32") << "sm80_xmma_gemm_f32f32_tf32f32_f32_nn" << true;
+    QTest::addRow("f32 xmma") << "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n" << false;
+    QTest::addRow("plain") << "vector_add" << false;
+    QTest::addRow("sgemm") << "sgemm_tiled" << false;
+}
+
+void TestRerunFlags::halfPrecisionNames()
+{
+    QFETCH(QString, name);
+    QFETCH(bool, half);
+    QCOMPARE(looksHalfPrecisionKernel(name.toStdString()), half);
+}
+
+QTEST_GUILESS_MAIN(TestRerunFlags)
+#include "tst_rerun_flags.moc"
