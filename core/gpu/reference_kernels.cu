@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "gpu/gpu_check.h"
+#include "gpu/suite_references.h"
 
 namespace kwb::gpu {
 
@@ -239,7 +240,12 @@ const std::vector<std::string>& ownReferenceNames()
     static const std::vector<std::string> names{"vector_add", "vector_mul", "relu", "leaky_relu", "scale", "gelu",
         "sigmoid", "tanh", "softmax_rows", "log_softmax_rows", "layernorm_rows", "rmsnorm_rows", "l2norm_rows",
         "sum_rows", "mean_rows", "max_rows", "min_rows", "cumsum_rows", "mse"};
-    return names;
+    static const std::vector<std::string> withSuite = [] {
+        std::vector<std::string> all = names;
+        all.insert(all.end(), suiteReferenceNames().begin(), suiteReferenceNames().end());
+        return all;
+    }();
+    return withSuite;
 }
 
 bool isOwnReference(const std::string& name)
@@ -259,6 +265,7 @@ Status runOwnReference(const std::string& name, const std::map<std::string, doub
     static const std::map<std::string, RowReduce> reduces{{"sum_rows", RowReduce::Sum},
         {"mean_rows", RowReduce::Mean}, {"max_rows", RowReduce::Max}, {"min_rows", RowReduce::Min}};
 
+    if (isSuiteReference(name)) return runSuiteReference(name, params, inputs, outputs, stream);
     if (auto it = unary.find(name); it != unary.end()) {
         KWB_RETURN_IF_ERROR(arity(name, inputs, outputs, 1, 1));
         const std::int64_t n = product(inputs[0].shape);
