@@ -11,7 +11,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kUnroll = 4;            // 16-byte loads in flight per thread
 constexpr std::int64_t kChunkBytes = 512; // one warp, one 16-byte vector per lane
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kCounterHeader = 3;     // written, writtenFirstPass, first unwritten
@@ -44,20 +43,16 @@ __device__ inline bool differs(const uint4& v, int k, W sentinel)
     return reinterpret_cast<const W*>(&v)[k] != sentinel;
 }
 
-__device__ inline unsigned long long warpMin64(unsigned long long x)
-{
-    for (int off = 16; off > 0; off >>= 1) x = min(x, __shfl_xor_sync(kFull, x, off));
-    return x;
-}
-
-// Pass A (kSecond = false): mask = written-in-A bits, counters[1] += count.
-// Pass B (kSecond = true): bits = written-in-B & mask, counters[0] += count,
-// per-tile counts, first unwritten index; mask words of incompletely written
-// chunks are replaced by the combined bits (so unwritten indices can be listed).
+// Scan passes. Pass A (kSecond = false): mask = bits of elements that differ
+// from sentinel A; counters[1] += their count. Pass B (kSecond = true): mask
+// &= bits of elements that differ from sentinel B. Both stream the output
+// once with 16-byte loads and keep the loop body small (register count sets
+// occupancy, and occupancy sets the bytes in flight); tiles and indices are
+// worked out afterwards from the mask, which is 1/(8 * element bytes) of the data.
 // Bit layout: word c*E+k, bit lane = element (c*32+lane)*E+k.
-template <typename W, bool kSecond>
-__global__ void __launch_bounds__(kThreads) scanKernel(const uint4* __restrict__ data, std::uint32_t* __restrict__ mask,
-    std::int64_t numChunks, std::int64_t chunksPerBlock, W sentinel, TileGeom g,
+template <typename W, bool kSecond, int kU>
+__global__ void __launch_bounds__(kThreads, kU == 4 ? 6 : 4) scanKernel(const uint4* __restrict__ data, std::uint32_t* __restrict__ mask,
+    std::int64_t numChunks, std::int64_t chunksPerBlock, W sentinel, std::int64_t n,
     unsigned long long* __restrict__ counters)
 {
     constexpr int E = 16 / sizeof(W);
@@ -65,72 +60,99 @@ __global__ void __launch_bounds__(kThreads) scanKernel(const uint4* __restrict__
     const int warp = threadIdx.x >> 5;
     const std::int64_t blockBegin = static_cast<std::int64_t>(blockIdx.x) * chunksPerBlock;
     const std::int64_t blockEnd = min(numChunks, blockBegin + chunksPerBlock);
-    unsigned long long* tileCounts = counters + kCounterHeader;
+    unsigned total = 0; // per warp at most chunksPerBlock*32*E/kWarps: fits easily for the block sizes used
 
-    unsigned long long total = 0;
-    std::int64_t curTile = -1;
-    std::int64_t curEnd = 0; // elements [.., curEnd) of the current segment belong to curTile
-    unsigned long long curCount = 0;
-    unsigned long long firstUnwritten = ULLONG_MAX;
-
-    for (std::int64_t it = blockBegin + warp * kUnroll; it < blockEnd; it += kWarps * kUnroll) {
-        uint4 v[kUnroll];
-        std::uint32_t prev[kUnroll];
+    for (std::int64_t it = blockBegin + warp * kU; it < blockEnd; it += kWarps * kU) {
+        uint4 v[kU];
+        std::uint32_t prev[kU];
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
+        for (int u = 0; u < kU; ++u) {
             if (it + u < blockEnd) {
                 v[u] = __ldcs(data + (it + u) * 32 + lane);
                 if (kSecond) prev[u] = lane < E ? mask[(it + u) * E + lane] : 0u;
             }
         }
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
+        for (int u = 0; u < kU; ++u) {
             const std::int64_t c = it + u;
-            if (c >= blockEnd) break; // warp-uniform
-            const std::int64_t base = (c * 32 + lane) * E;
+            if (c < blockEnd) { // warp-uniform
+                // Elements left from this lane's first one (only the last chunk is partial).
+                const std::int64_t left = n - (c * 32 + lane) * E;
+                std::uint32_t myWord = 0;
+#pragma unroll
+                for (int k = 0; k < E; ++k) {
+                    std::uint32_t ballot = __ballot_sync(kFull, differs<W>(v[u], k, sentinel) && k < left);
+                    if (kSecond) ballot &= __shfl_sync(kFull, prev[u], k);
+                    if (lane == k) myWord = ballot;
+                    if (!kSecond) total += static_cast<unsigned>(__popc(ballot));
+                }
+                if (lane < E) mask[c * E + lane] = myWord;
+            }
+        }
+    }
+    if (!kSecond) {
+        __shared__ unsigned long long sTotal;
+        if (threadIdx.x == 0) sTotal = 0;
+        __syncthreads();
+        if (lane == 0 && total) atomicAdd(&sTotal, static_cast<unsigned long long>(total));
+        __syncthreads();
+        if (threadIdx.x == 0 && sTotal) atomicAdd(&counters[1], sTotal);
+    }
+}
+
+// Counts from the combined mask: total written, per-tile written counts and
+// the first unwritten element. One thread per chunk (E mask words).
+template <int E>
+__global__ void __launch_bounds__(kThreads) tallyKernel(const std::uint32_t* __restrict__ mask, std::int64_t numChunks,
+    TileGeom g, unsigned long long* __restrict__ counters)
+{
+    unsigned long long* tileCounts = counters + kCounterHeader;
+    const int lane = threadIdx.x & 31;
+    unsigned long long total = 0;
+    unsigned long long first = ULLONG_MAX;
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    // Whole warps iterate together (the tile aggregation below uses warp intrinsics).
+    const std::int64_t warpRounds = (numChunks + stride - 1) / stride;
+    for (std::int64_t r = 0; r < warpRounds; ++r) {
+        const std::int64_t c = r * stride + static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+        const bool active = c < numChunks;
+        std::uint32_t w[E];
+        unsigned cnt = 0;
+        long long tile = -1;
+        if (active) {
+#pragma unroll
+            for (int k = 0; k < E; ++k) w[k] = mask[c * E + k];
+#pragma unroll
+            for (int k = 0; k < E; ++k) cnt += static_cast<unsigned>(__popc(w[k]));
+            total += cnt;
             const std::int64_t chunkFirst = c * 32 * E;
             const std::int64_t chunkLast = min(g.n, chunkFirst + 32 * E) - 1;
-            std::uint32_t myBits = 0; // bit k: element base+k written
-            std::uint32_t myWord = 0; // lane k keeps ballot word k
-            unsigned long long chunkCount = 0;
-#pragma unroll
-            for (int k = 0; k < E; ++k) {
-                const bool wr = differs<W>(v[u], k, sentinel) && base + k < g.n;
-                std::uint32_t ballot = __ballot_sync(kFull, wr);
-                if (kSecond) ballot &= __shfl_sync(kFull, prev[u], k);
-                if (lane == k) myWord = ballot;
-                chunkCount += static_cast<unsigned long long>(__popc(ballot));
-                myBits |= ((ballot >> lane) & 1u) << k;
-            }
-            total += chunkCount;
-            const auto valid = static_cast<unsigned long long>(chunkLast - chunkFirst + 1);
-            if (!kSecond) {
-                if (lane < E) mask[c * E + lane] = myWord;
-                continue;
-            }
-            if (chunkCount < valid && lane < E) mask[c * E + lane] = myWord;
-            // Tile attribution.
-            if (chunkLast < curEnd) {
-                curCount += chunkCount;
-            } else {
-                std::int64_t boundary = 0;
-                const std::int64_t t0 = tileOf(g, chunkFirst, &boundary);
-                if (chunkLast < boundary) {
-                    if (t0 != curTile) {
-                        if (lane == 0 && curTile >= 0 && curCount) atomicAdd(&tileCounts[curTile], curCount);
-                        curTile = t0;
-                        curCount = 0;
+            const auto valid = static_cast<unsigned>(chunkLast - chunkFirst + 1);
+            if (cnt < valid && first == ULLONG_MAX) {
+                for (unsigned j = 0; j < valid; ++j) {
+                    if (!((w[j % E] >> (j / E)) & 1u)) {
+                        first = static_cast<unsigned long long>(chunkFirst + j);
+                        break;
                     }
-                    curEnd = boundary;
-                    curCount += chunkCount;
-                } else {
-                    // The chunk spans tiles (small or 2-D tiles): each lane adds its own elements.
-                    std::int64_t runTile = -1;
-                    unsigned long long run = 0;
-                    for (int k = 0; k < E; ++k) {
-                        if (!((myBits >> k) & 1u)) continue;
-                        std::int64_t nb = 0;
-                        const std::int64_t t = tileOf(g, base + k, &nb);
+                }
+            }
+            std::int64_t boundary = 0;
+            const std::int64_t t0 = tileOf(g, chunkFirst, &boundary);
+            if (chunkLast < boundary) {
+                tile = t0;
+            } else if (cnt) {
+                // The chunk spans tiles: walk its elements in order, tracking row and column incrementally.
+                std::int64_t row = chunkFirst / g.cols;
+                std::int64_t col = chunkFirst - row * g.cols;
+                std::int64_t tx = col / g.tileCols;
+                std::int64_t ty = row / g.tileRows;
+                std::int64_t nextCol = min(g.cols, (tx + 1) * g.tileCols);
+                std::int64_t nextRow = (ty + 1) * g.tileRows;
+                long long runTile = -1;
+                unsigned long long run = 0;
+                for (unsigned j = 0; j < valid; ++j) {
+                    if ((w[j % E] >> (j / E)) & 1u) {
+                        const long long t = ty * g.tilesX + tx;
                         if (t != runTile) {
                             if (run) atomicAdd(&tileCounts[runTile], run);
                             runTile = t;
@@ -138,52 +160,37 @@ __global__ void __launch_bounds__(kThreads) scanKernel(const uint4* __restrict__
                         }
                         ++run;
                     }
-                    if (run) atomicAdd(&tileCounts[runTile], run);
+                    if (++col == nextCol) {
+                        if (col == g.cols) {
+                            col = 0;
+                            tx = 0;
+                            nextCol = min(g.cols, g.tileCols);
+                            if (++row == nextRow) {
+                                ++ty;
+                                nextRow += g.tileRows;
+                            }
+                        } else {
+                            ++tx;
+                            nextCol = min(g.cols, nextCol + g.tileCols);
+                        }
+                    }
                 }
-            }
-            // Chunks ascend within a warp: the first unwritten index found is the warp's smallest.
-            if (firstUnwritten == ULLONG_MAX && chunkCount < valid) {
-                std::uint32_t validBits = 0;
-#pragma unroll
-                for (int k = 0; k < E; ++k) validBits |= (base + k < g.n ? 1u : 0u) << k;
-                const std::uint32_t un = ~myBits & validBits;
-                const unsigned long long cand =
-                    un ? static_cast<unsigned long long>(base + __ffs(static_cast<int>(un)) - 1) : ULLONG_MAX;
-                firstUnwritten = warpMin64(cand);
+                if (run) atomicAdd(&tileCounts[runTile], run);
             }
         }
+        // Lanes whose chunks fall in the same tile add once.
+        const unsigned peers = __match_any_sync(kFull, tile);
+        const unsigned sum = __reduce_add_sync(peers, tile >= 0 ? cnt : 0u);
+        if (tile >= 0 && sum && lane == __ffs(static_cast<int>(peers)) - 1)
+            atomicAdd(&tileCounts[tile], static_cast<unsigned long long>(sum));
     }
-
-    // Block-level merge so that each block issues few global atomics.
-    __shared__ unsigned long long sTotal[kWarps];
-    __shared__ unsigned long long sFirst[kWarps];
-    __shared__ long long sTile[kWarps];
-    __shared__ unsigned long long sTileCount[kWarps];
+    for (int off = 16; off > 0; off >>= 1) {
+        total += __shfl_xor_sync(kFull, total, off);
+        first = min(first, __shfl_xor_sync(kFull, first, off));
+    }
     if (lane == 0) {
-        sTotal[warp] = total;
-        sFirst[warp] = firstUnwritten;
-        sTile[warp] = curTile;
-        sTileCount[warp] = curCount;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned long long t = 0;
-        unsigned long long f = ULLONG_MAX;
-        long long tile = -1;
-        unsigned long long cnt = 0;
-        for (int w = 0; w < kWarps; ++w) {
-            t += sTotal[w];
-            f = min(f, sFirst[w]);
-            if (sTile[w] != tile) {
-                if (tile >= 0 && cnt) atomicAdd(&tileCounts[tile], cnt);
-                tile = sTile[w];
-                cnt = 0;
-            }
-            cnt += sTileCount[w];
-        }
-        if (tile >= 0 && cnt) atomicAdd(&tileCounts[tile], cnt);
-        if (t) atomicAdd(&counters[kSecond ? 0 : 1], t);
-        if (kSecond && f != ULLONG_MAX) atomicMin(&counters[2], f);
+        if (total) atomicAdd(&counters[0], total);
+        if (first != ULLONG_MAX) atomicMin(&counters[2], first);
     }
 }
 
@@ -208,39 +215,64 @@ int smCountOfCurrentDevice()
     return std::max(sms, 1);
 }
 
-template <typename W, bool kSecond>
-Status launchScan(const void* data, std::uint32_t* mask, const ScanLayout& layout, std::int64_t numChunks,
+template <typename W, bool kSecond, int kU>
+Status launchScanU(const void* data, std::uint32_t* mask, std::int64_t n, std::int64_t numChunks,
     unsigned long long* counters, int smCount, cudaStream_t stream)
 {
     int perSm = 0;
-    KWB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, scanKernel<W, kSecond>, kThreads, 0));
+    KWB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, scanKernel<W, kSecond, kU>, kThreads, 0));
     const std::int64_t target = static_cast<std::int64_t>(std::max(perSm, 1)) * smCount;
-    const std::int64_t step = kWarps * kUnroll;
+    const std::int64_t step = kWarps * kU;
     std::int64_t perBlock = (numChunks + target - 1) / target;
     perBlock = std::max<std::int64_t>(step, (perBlock + step - 1) / step * step);
     const std::int64_t blocks = (numChunks + perBlock - 1) / perBlock;
-    TileGeom g{layout.elements(), std::max<std::int64_t>(layout.cols, 1), std::max<std::int64_t>(layout.tileRows, 1),
-        std::max<std::int64_t>(layout.tileCols, 1), std::max<std::int64_t>(layout.tilesX(), 1)};
     const W sentinel = static_cast<W>(sentinelBits(sizeof(W), kSecond ? 1 : 0));
-    scanKernel<W, kSecond><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-        static_cast<const uint4*>(data), mask, numChunks, perBlock, sentinel, g, counters);
+    scanKernel<W, kSecond, kU><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+        static_cast<const uint4*>(data), mask, numChunks, perBlock, sentinel, n, counters);
     KWB_CUDA_CHECK(cudaGetLastError());
     return Status::ok();
 }
 
+int g_scanUnroll = 4;
+
+template <typename W, bool kSecond>
+Status launchScan(const void* data, std::uint32_t* mask, std::int64_t n, std::int64_t numChunks,
+    unsigned long long* counters, int smCount, cudaStream_t stream)
+{
+    if (g_scanUnroll == 8) return launchScanU<W, kSecond, 8>(data, mask, n, numChunks, counters, smCount, stream);
+    return launchScanU<W, kSecond, 4>(data, mask, n, numChunks, counters, smCount, stream);
+}
+
 template <bool kSecond>
-Status dispatchScan(int elemBytes, const void* data, std::uint32_t* mask, const ScanLayout& layout,
-    std::int64_t numChunks, unsigned long long* counters, int smCount, cudaStream_t stream)
+Status dispatchScan(int elemBytes, const void* data, std::uint32_t* mask, std::int64_t n, std::int64_t numChunks,
+    unsigned long long* counters, int smCount, cudaStream_t stream)
 {
     switch (elemBytes) {
-    case 2: return launchScan<std::uint16_t, kSecond>(data, mask, layout, numChunks, counters, smCount, stream);
-    case 4: return launchScan<std::uint32_t, kSecond>(data, mask, layout, numChunks, counters, smCount, stream);
-    case 8: return launchScan<unsigned long long, kSecond>(data, mask, layout, numChunks, counters, smCount, stream);
+    case 2: return launchScan<std::uint16_t, kSecond>(data, mask, n, numChunks, counters, smCount, stream);
+    case 4: return launchScan<std::uint32_t, kSecond>(data, mask, n, numChunks, counters, smCount, stream);
+    case 8: return launchScan<unsigned long long, kSecond>(data, mask, n, numChunks, counters, smCount, stream);
     default: return Status(ErrorCode::Unsupported, "coverage scan: unsupported element width " + std::to_string(elemBytes));
     }
 }
 
+template <int E>
+Status launchTally(const std::uint32_t* mask, const ScanLayout& layout, std::int64_t numChunks,
+    unsigned long long* counters, int smCount, cudaStream_t stream)
+{
+    TileGeom g{layout.elements(), std::max<std::int64_t>(layout.cols, 1), std::max<std::int64_t>(layout.tileRows, 1),
+        std::max<std::int64_t>(layout.tileCols, 1), std::max<std::int64_t>(layout.tilesX(), 1)};
+    const std::int64_t blocks = std::clamp<std::int64_t>((numChunks + kThreads - 1) / kThreads, 1, 8LL * smCount);
+    tallyKernel<E><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(mask, numChunks, g, counters);
+    KWB_CUDA_CHECK(cudaGetLastError());
+    return Status::ok();
+}
+
 } // namespace
+
+void setCoverageScanUnroll(int loadsInFlight)
+{
+    g_scanUnroll = loadsInFlight == 8 ? 8 : 4;
+}
 
 bool coverageSupportsWidth(int elemBytes)
 {
@@ -334,7 +366,7 @@ Status CoverageScanner::scanFirst(const void* data, const ScanLayout& layout, in
     KWB_CUDA_CHECK(cudaMemsetAsync(m_counters, 0, static_cast<std::size_t>(tiles + kCounterHeader) * 8, stream));
     KWB_CUDA_CHECK(cudaMemsetAsync(m_counters + 2, 0xff, 8, stream));
     if (layout.elements() == 0) return Status::ok();
-    return dispatchScan<false>(elemBytes, data, m_mask, layout, numChunks, m_counters, m_smCount, stream);
+    return dispatchScan<false>(elemBytes, data, m_mask, layout.elements(), numChunks, m_counters, m_smCount, stream);
 }
 
 Status CoverageScanner::scanSecond(const void* data, cudaStream_t stream)
@@ -342,7 +374,13 @@ Status CoverageScanner::scanSecond(const void* data, cudaStream_t stream)
     if (!m_mask || !m_counters) return Status(ErrorCode::Internal, "coverage: scanSecond before scanFirst");
     if (m_layout.elements() == 0) return Status::ok();
     const std::int64_t numChunks = paddedBytes(m_layout.elements(), m_elemBytes) / kChunkBytes;
-    return dispatchScan<true>(m_elemBytes, data, m_mask, m_layout, numChunks, m_counters, m_smCount, stream);
+    KWB_RETURN_IF_ERROR(
+        dispatchScan<true>(m_elemBytes, data, m_mask, m_layout.elements(), numChunks, m_counters, m_smCount, stream));
+    switch (m_elemBytes) {
+    case 2: return launchTally<8>(m_mask, m_layout, numChunks, m_counters, m_smCount, stream);
+    case 4: return launchTally<4>(m_mask, m_layout, numChunks, m_counters, m_smCount, stream);
+    default: return launchTally<2>(m_mask, m_layout, numChunks, m_counters, m_smCount, stream);
+    }
 }
 
 Result<CoverageCounts> CoverageScanner::collect(int maxFirstUnwritten, cudaStream_t stream)

@@ -6,10 +6,10 @@
 // writing the one sentinel value, and stale data that happens to differ from
 // one sentinel is still caught by the other.
 //
-// The scan reads each output once with 16-byte loads and keeps one bit per
-// element (1/32 of the data for fp32) between the two passes; pass B produces
-// exact counts, per-tile written counts for a coverage grid and the first
-// unwritten element index.
+// Each pass reads the output once with 16-byte loads and writes one bit per
+// element (1/32 of the data for fp32); pass B ANDs its bits into pass A's.
+// A tally over that mask then gives exact counts, per-tile written counts for
+// a coverage grid and the first unwritten element indices.
 //
 // Thread: all calls on the executor thread; work is enqueued on `stream`.
 // Buffers passed in must be 16-byte aligned and hold paddedBytes() bytes.
@@ -28,6 +28,9 @@ bool coverageSupportsWidth(int elemBytes);
 // Sentinel bit patterns. For floats they are signalling NaNs with payloads
 // that arithmetic never produces (GPU arithmetic yields the canonical quiet NaN).
 std::uint64_t sentinelBits(int elemBytes, int which /* 0 = A, 1 = B */);
+
+// Benchmark knob: 16-byte loads in flight per thread in the scan (4 or 8).
+void setCoverageScanUnroll(int loadsInFlight);
 
 // Bytes to allocate for `elements` so that the scan's whole-warp 16-byte loads stay in bounds.
 std::int64_t paddedBytes(std::int64_t elements, int elemBytes);
@@ -72,7 +75,7 @@ public:
 
     // Pass A: compare with sentinel A and remember which elements were written.
     Status scanFirst(const void* data, const ScanLayout& layout, int elemBytes, cudaStream_t stream);
-    // Pass B: compare with sentinel B, combine with pass A, count per tile.
+    // Pass B: compare with sentinel B, combine with pass A, tally counts per tile.
     Status scanSecond(const void* data, cudaStream_t stream);
     // Waits for the stream and copies the results back.
     Result<CoverageCounts> collect(int maxFirstUnwritten, cudaStream_t stream);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "gpu/driver_api.h"
 #include "gpu/gpu_check.h"
 
 namespace kwb::gpu {
@@ -144,8 +145,10 @@ void CuptiTracer::addDropped(std::uint64_t n)
 
 Result<std::uint32_t> CuptiTracer::streamId(cudaStream_t stream) const
 {
+    const DriverApi* api = driverApi();
+    if (!api) return Status(ErrorCode::GpuError, "the CUDA driver API is not available");
     CUcontext ctx = nullptr;
-    KWB_CU_CHECK(cuCtxGetCurrent(&ctx));
+    KWB_CU_CHECK(api->ctxGetCurrent(&ctx));
     std::uint32_t id = 0;
     KWB_CUPTI_CHECK(cuptiGetStreamIdEx(ctx, reinterpret_cast<CUstream>(stream), 0, &id));
     return id;

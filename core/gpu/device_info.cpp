@@ -77,7 +77,11 @@ int deviceCount(std::string* whyNone)
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
     if (err != cudaSuccess) {
-        if (whyNone) *whyNone = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+        if (whyNone) {
+            *whyNone = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+            if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice)
+                *whyNone = "no NVIDIA GPU or driver on this machine (" + *whyNone + ")";
+        }
         cudaGetLastError(); // not sticky: clear it
         return 0;
     }

@@ -1,5 +1,7 @@
 #include "gpu/gpu_check.h"
 
+#include "gpu/driver_api.h"
+
 #include <cublas_v2.h>
 #include <cupti.h>
 
@@ -66,10 +68,14 @@ Status cudaDriverStatus(CUresult err, const char* call, const char* file, int li
 {
     const char* name = nullptr;
     const char* text = nullptr;
-    cuGetErrorName(err, &name);
-    cuGetErrorString(err, &text);
+    if (const DriverApi* api = driverApi()) {
+        api->getErrorName(err, &name);
+        api->getErrorString(err, &text);
+    }
+    const std::string numbered = "CUDA_ERROR " + std::to_string(static_cast<int>(err));
+    if (!name) name = numbered.c_str();
     ErrorCode code = err == CUDA_ERROR_OUT_OF_MEMORY ? ErrorCode::OutOfMemory : ErrorCode::GpuError;
-    std::string what = std::string(name ? name : "CUDA_ERROR_?") + " (" + (text ? text : "unknown") + ")";
+    std::string what = std::string(name) + " (" + (text ? text : "unknown") + ")";
     return make(code, "CUDA driver", call, what, file, line);
 }
 

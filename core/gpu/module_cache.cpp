@@ -9,6 +9,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "gpu/driver_api.h"
 #include "gpu/gpu_check.h"
 #include "gpu/source_hash.h"
 
@@ -155,7 +156,8 @@ Result<CompileOutput> compileWithNvrtc(const CompileRequest& req, const std::str
 
 LoadedModule::~LoadedModule()
 {
-    if (module) cuModuleUnload(module);
+    if (module)
+        if (const DriverApi* api = driverApi()) api->moduleUnload(module);
 }
 
 ModuleCache::ModuleCache(std::string diskDir) : m_diskDir(std::move(diskDir)) {}
@@ -236,12 +238,14 @@ Result<std::shared_ptr<const LoadedModule>> ModuleCache::get(const CompileReques
         }
     }
     if (outcome) *outcome = fromDisk ? CacheOutcome::DiskHit : CacheOutcome::Compiled;
+    const DriverApi* api = driverApi();
+    if (!api) return Status(ErrorCode::GpuError, "the CUDA driver API is not available");
     auto t0 = std::chrono::steady_clock::now();
-    KWB_CU_CHECK(cuModuleLoadData(&mod->module, cubin.data()));
+    KWB_CU_CHECK(api->moduleLoadData(&mod->module, cubin.data()));
     mod->loadMs = msSince(t0);
     for (const auto& e : request.entryPoints) {
         CUfunction f = nullptr;
-        KWB_CU_CHECK(cuModuleGetFunction(&f, mod->module, lowered[e].c_str()));
+        KWB_CU_CHECK(api->moduleGetFunction(&f, mod->module, lowered[e].c_str()));
         mod->functions[e] = f;
     }
     mod->loweredNames = std::move(lowered);

@@ -1,0 +1,129 @@
+// The timer against a kernel of known duration (it spins on the GPU's global
+// nanosecond timer), and CUPTI against the events: every trial's kernel is
+// seen once, on the timed stream, with a duration matching the event time;
+// work launched on a second stream is seen on that stream.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "gpu/cupti_tracer.h"
+#include "gpu/kernel_timer.h"
+#include "gpu_test.h"
+
+using namespace kwb::gpu;
+
+namespace {
+
+constexpr const char* kTestName = "tst_gpu_timer";
+
+__device__ std::uint64_t globalTimerNs()
+{
+    std::uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void spinKernel(std::uint64_t ns, int* sink)
+{
+    const std::uint64_t t0 = globalTimerNs();
+    int i = 0;
+    while (globalTimerNs() - t0 < ns) ++i;
+    if (i == -1) *sink = i;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+} // namespace
+
+int main()
+{
+    auto dev = kwb::gputest::requireDevice(kTestName);
+    int* sink = nullptr;
+    GT_REQUIRE_OK(kwb::Status(cudaMalloc(&sink, 4) == cudaSuccess ? kwb::Status::ok()
+                                                                : kwb::Status(kwb::ErrorCode::GpuError, "cudaMalloc")));
+    cudaStream_t stream = nullptr;
+    cudaStream_t side = nullptr;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+    KernelTimer timer;
+    GT_REQUIRE_OK(timer.init(dev.l2Bytes));
+    auto& tracer = CuptiTracer::instance();
+    const bool cupti = tracer.initialize().isOk();
+    GT_CHECK(cupti);
+    auto timedId = tracer.streamId(stream);
+    GT_OK(timedId);
+
+    for (double us : {100.0, 1000.0}) {
+        const auto ns = static_cast<std::uint64_t>(us * 1000.0);
+        TimingConfig cfg;
+        cfg.warmup = 3;
+        cfg.trials = 30;
+        auto launch = [&](cudaStream_t s) -> kwb::Status {
+            spinKernel<<<1, 32, 0, s>>>(ns, sink);
+            return cudaGetLastError() == cudaSuccess ? kwb::Status::ok()
+                                                     : kwb::Status(kwb::ErrorCode::GpuError, "launch");
+        };
+        auto ms = timer.time(launch, stream, cfg, {}, [&] { return tracer.begin(); }, [&] { return tracer.end(); });
+        GT_OK(ms);
+        if (!ms) continue;
+        const double med = median(*ms);
+        std::printf("spin %.0f us: event median %.3f us\n", us, med * 1000.0);
+        GT_CHECK(med * 1000.0 >= us * 0.999);
+        GT_CHECK(med * 1000.0 <= us * 1.05 + 10.0);
+        if (!cupti) continue;
+        std::vector<double> kernelMs;
+        for (const auto& k : tracer.kernels()) {
+            if (isInternalKernelName(k.name.c_str())) continue;
+            GT_CHECK(demangleKernelName(k.name).find("spinKernel") != std::string::npos);
+            if (timedId) GT_CHECK_EQ(k.streamId, *timedId);
+            kernelMs.push_back(static_cast<double>(k.endNs - k.startNs) / 1e6);
+        }
+        GT_CHECK_EQ(kernelMs.size(), static_cast<std::size_t>(cfg.trials));
+        if (!kernelMs.empty()) {
+            const double kmed = median(kernelMs);
+            std::printf("spin %.0f us: CUPTI kernel median %.3f us (%.2f%% from events)\n", us, kmed * 1000.0,
+                100.0 * (med - kmed) / kmed);
+            GT_CHECK(std::fabs(med - kmed) / kmed <= 0.02);
+        }
+    }
+
+    // Side-stream work is visible with its own stream id.
+    if (cupti) {
+        TimingConfig cfg;
+        cfg.warmup = 1;
+        cfg.trials = 5;
+        auto launch = [&](cudaStream_t s) -> kwb::Status {
+            spinKernel<<<1, 32, 0, s>>>(20000, sink);
+            spinKernel<<<1, 32, 0, side>>>(50000, sink);
+            return kwb::Status::ok();
+        };
+        auto ms = timer.time(launch, stream, cfg, {}, [&] { return tracer.begin(); }, [&] { return tracer.end(); });
+        GT_OK(ms);
+        auto sideId = tracer.streamId(side);
+        GT_OK(sideId);
+        int onTimed = 0;
+        int onSide = 0;
+        int internal = 0;
+        for (const auto& k : tracer.kernels()) {
+            if (isInternalKernelName(k.name.c_str())) {
+                ++internal;
+                continue;
+            }
+            if (timedId && k.streamId == *timedId) ++onTimed;
+            if (sideId && k.streamId == *sideId) ++onSide;
+        }
+        GT_CHECK_EQ(onTimed, 5);
+        GT_CHECK_EQ(onSide, 5);
+        GT_CHECK_EQ(internal, 5); // one L2 flush per trial
+    }
+    cudaStreamDestroy(stream);
+    cudaStreamDestroy(side);
+    cudaFree(sink);
+    return kwb::gputest::finish(kTestName);
+}
