@@ -1,0 +1,182 @@
+#include "rerun/rerun_session.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "base/text_table.h"
+
+namespace kwb {
+
+Result<RerunRequest> makeRerunRequest(const ProblemSpec& problem, const CandidateSpec& candidate,
+    const RerunOptions& options, std::string id)
+{
+    KWB_RETURN_IF_ERROR(validateCandidate(candidate, problem));
+    KWB_ASSIGN_OR_RETURN(SizeMap sizes, resolveSizes(problem, options.sizes));
+    // Catch size errors (overflow, zero grids) here, where they can be named, not in the runner.
+    KWB_RETURN_IF_ERROR(resolveTensors(problem.inputs, sizes).status());
+    KWB_RETURN_IF_ERROR(resolveTensors(problem.outputs, sizes).status());
+    KWB_RETURN_IF_ERROR(resolveLaunches(candidate, sizes).status());
+    KWB_RETURN_IF_ERROR(resolveSizeArgs(candidate, sizes).status());
+    RerunRequest req;
+    req.id = std::move(id);
+    req.problem = problem;
+    req.candidate = candidate;
+    req.options = options;
+    return req;
+}
+
+ExpectationCheck checkExpectations(const CandidateSpec& candidate, const RerunResult& result)
+{
+    ExpectationCheck c;
+    if (!candidate.honest && candidate.expectedFlags.empty()) return c;
+    c.checked = true;
+    std::vector<std::string> raised;
+    for (const auto& f : result.flags) raised.push_back(f.code);
+    if (candidate.honest) {
+        std::string extra;
+        for (const auto& code : raised)
+            if (code != flagcode::kZeroAcceptance) extra += (extra.empty() ? "" : ", ") + code;
+        if (result.status != RerunStatus::Ok)
+            c.detail = std::string("honest candidate did not run cleanly (") + rerunStatusName(result.status) + ")";
+        else if (!extra.empty())
+            c.detail = "honest candidate raised " + extra;
+        c.met = c.detail.empty();
+        return c;
+    }
+    std::string missing;
+    for (const auto& want : candidate.expectedFlags)
+        if (std::find(raised.begin(), raised.end(), want) == raised.end()) missing += (missing.empty() ? "" : ", ") + want;
+    c.met = missing.empty();
+    if (!c.met) c.detail = "expected flag(s) not raised: " + missing;
+    return c;
+}
+
+RerunOutcome runRerun(Executor& executor, const RerunRequest& request, const CandidateSpec& candidate,
+    const FlagThresholds& thresholds, const TaskContext& ctx)
+{
+    RerunOutcome o;
+    o.problemId = request.problem.id;
+    o.candidateId = request.candidate.id;
+    auto r = executor.execute(request, ctx);
+    if (!r) {
+        o.error = r.status();
+        return o;
+    }
+    RerunResult result = std::move(*r);
+    result.precision = request.problem.precision;
+    result.flags = deriveFlags(result, thresholds);
+    o.expectation = checkExpectations(candidate, result);
+    o.result = std::move(result);
+    return o;
+}
+
+namespace {
+
+std::string percent(double v)
+{
+    char buf[32];
+    if (v >= 0.9995 && v < 1.0) std::snprintf(buf, sizeof buf, "%.3f%%", 100.0 * v);
+    else std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
+    return buf;
+}
+
+std::string ms(const std::optional<TimingStats>& t)
+{
+    if (!t || t->trials == 0) return "-";
+    return fixed(t->medianMs, 4);
+}
+
+} // namespace
+
+std::string rerunOutcomesTable(const std::vector<RerunOutcome>& outcomes, bool withExpectations)
+{
+    using A = TextTable::Align;
+    std::vector<std::string> header{"candidate", "status", "correct", "coverage", "median_ms", "ref_ms", "speedup", "flags"};
+    std::vector<A> align{A::Left, A::Left, A::Right, A::Right, A::Right, A::Right, A::Right, A::Left};
+    if (withExpectations) {
+        header.push_back("expected");
+        align.push_back(A::Left);
+    }
+    TextTable table(header, align);
+    std::string reasons;
+    for (const auto& o : outcomes) {
+        std::vector<std::string> row;
+        row.push_back(o.candidateId);
+        if (!o.result) {
+            row.insert(row.end(), {"error", "-", "-", "-", "-", "-", "-"});
+            reasons += "  " + o.candidateId + ": " + o.error.toString() + "\n";
+        } else {
+            const RerunResult& r = *o.result;
+            row.push_back(rerunStatusName(r.status));
+            std::int32_t trials = 0;
+            std::int32_t passed = 0;
+            for (const auto& out : r.outputs) {
+                trials += out.trials;
+                passed += out.trialsPassed;
+            }
+            row.push_back(r.outputs.empty() ? "-" : std::to_string(passed) + "/" + std::to_string(trials));
+            row.push_back(r.coverage.empty() ? "-" : percent(r.minCoverage()));
+            row.push_back(ms(r.candidateTiming));
+            row.push_back(ms(r.referenceTiming));
+            row.push_back(r.speedup ? fixed(*r.speedup, 2) : "-");
+            std::string codes;
+            for (const auto& f : r.flags) {
+                codes += (codes.empty() ? "" : ",") + f.code;
+                reasons += "  " + o.candidateId + ": [" + f.severity + "] " + f.code + ": " + f.reason + "\n";
+            }
+            row.push_back(codes.empty() ? "-" : codes);
+        }
+        if (withExpectations) {
+            row.push_back(!o.expectation.checked ? "-" : o.expectation.met ? "met" : "NOT MET");
+            if (o.expectation.checked && !o.expectation.met)
+                reasons += "  " + o.candidateId + ": expectation not met: " + o.expectation.detail + "\n";
+        }
+        table.addRow(std::move(row));
+    }
+    std::string out = table.toText();
+    if (!reasons.empty()) out += "\n" + reasons;
+    return out;
+}
+
+nlohmann::json rerunOutcomeJson(const RerunOutcome& o)
+{
+    nlohmann::json j;
+    j["problem_id"] = o.problemId;
+    j["candidate_id"] = o.candidateId;
+    if (o.result) j["result"] = rerunResultToJson(*o.result);
+    else j["error"] = o.error.toString();
+    if (o.expectation.checked) {
+        j["expectation"] = {{"met", o.expectation.met}};
+        if (!o.expectation.detail.empty()) j["expectation"]["detail"] = o.expectation.detail;
+    }
+    return j;
+}
+
+void applyRerunToRecord(EvalRecord& record, const RerunResult& result)
+{
+    Verification& v = record.verification;
+    const OutputCoverage* worst = nullptr;
+    for (const auto& c : result.coverage)
+        if (c.coverage.writtenFraction
+            && (!worst || *c.coverage.writtenFraction < *worst->coverage.writtenFraction))
+            worst = &c;
+    if (worst) {
+        v.coverage = worst->coverage;
+        v.coverage->extra.push_back({"output", nlohmann::json(worst->output).dump()});
+    }
+    // A second verification replaces the first one's flags, keeps everyone else's.
+    static const std::vector<std::string_view> ours{flagcode::kExcessiveSpeedup, flagcode::kFasterThanRoofline,
+        flagcode::kLowCoverage, flagcode::kZeroAcceptance, flagcode::kSideStreamWork, flagcode::kPrecisionDowngrade,
+        flagcode::kNondeterministic, flagcode::kInputMutation, flagcode::kFault, flagcode::kTimeout,
+        flagcode::kOutOfMemory, flagcode::kIncorrect, flagcode::kCompileError, flagcode::kLaunchError, flagcode::kNotRun};
+    v.flags.erase(std::remove_if(v.flags.begin(), v.flags.end(),
+                      [&](const Flag& f) { return std::find(ours.begin(), ours.end(), f.code) != ours.end(); }),
+        v.flags.end());
+    v.flags.insert(v.flags.end(), result.flags.begin(), result.flags.end());
+    const std::string json = rerunResultToJson(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    auto it = std::find_if(v.extra.begin(), v.extra.end(), [](const RawField& f) { return f.key == "rerun"; });
+    if (it != v.extra.end()) it->json = json;
+    else v.extra.push_back({"rerun", json});
+}
+
+} // namespace kwb

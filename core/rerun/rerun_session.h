@@ -1,0 +1,61 @@
+#pragma once
+// What `kwb rerun`, `kwb verify` and the GUI share around an Executor: build
+// a request from specs, run it, derive the flags, check a fixture's
+// expectations, and print or serialise the outcomes.
+// Pure functions except runRerun (which calls the executor).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/progress.h"
+#include "base/status.h"
+#include "problems/candidate_spec.h"
+#include "problems/problem_spec.h"
+#include "records/eval_record.h"
+#include "rerun/executor.h"
+#include "rerun/flags.h"
+#include "rerun/protocol.h"
+
+namespace kwb {
+
+// Validates the candidate against the problem and the sizes, then packs both
+// specs (source inline) and the options into a request.
+Result<RerunRequest> makeRerunRequest(const ProblemSpec& problem, const CandidateSpec& candidate,
+    const RerunOptions& options, std::string id);
+
+// A fixture's verdict: exploit candidates must raise every flag they expect;
+// honest ones must run and raise none, zero_acceptance aside (that one is a
+// property of the problem, not of the candidate).
+struct ExpectationCheck {
+    bool checked = false; // the candidate declares expectations (honest or expect_flags)
+    bool met = false;
+    std::string detail;   // what was missing or unexpected
+};
+ExpectationCheck checkExpectations(const CandidateSpec& candidate, const RerunResult& result);
+
+struct RerunOutcome {
+    std::string problemId;
+    std::string candidateId;
+    std::optional<RerunResult> result; // with flags derived
+    Status error;                      // the executor could not serve the request
+    ExpectationCheck expectation;
+};
+
+// Runs one request and derives flags. Never throws; executor errors land in
+// RerunOutcome::error.
+RerunOutcome runRerun(Executor& executor, const RerunRequest& request, const CandidateSpec& candidate,
+    const FlagThresholds& thresholds, const TaskContext& ctx);
+
+// One row per outcome: candidate, status, correctness, coverage, times,
+// speedup, flag codes; then the reasons of every flag, one per line.
+std::string rerunOutcomesTable(const std::vector<RerunOutcome>& outcomes, bool withExpectations);
+nlohmann::json rerunOutcomeJson(const RerunOutcome& outcome);
+
+// Fills a record's verification from a re-run: coverage of the least-covered
+// output (grid included), the derived flags (replacing earlier re-run flags),
+// and the whole result under verification.extra["rerun"].
+void applyRerunToRecord(EvalRecord& record, const RerunResult& result);
+
+} // namespace kwb
