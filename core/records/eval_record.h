@@ -71,6 +71,7 @@ struct Flag {
     std::string code;     // stable identifier, e.g. "low_coverage"
     std::string reason;   // human sentence with the numbers that triggered it
     std::string severity; // "info", "warning", "error"
+    RawFields extra;      // other members, kept verbatim
     bool operator==(const Flag&) const = default;
 };
 

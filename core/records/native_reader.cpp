@@ -92,7 +92,9 @@ error_code readString(od::value v, std::string& out)
     return simdjson::SUCCESS;
 }
 
-error_code readOptDouble(od::value v, std::optional<double>& out)
+// Reads an optional scalar: JSON null clears it.
+template <typename T, typename Get>
+error_code readOpt(od::value v, std::optional<T>& out, Get get)
 {
     bool isNull = false;
     KWB_SJ(v.is_null().get(isNull));
@@ -100,225 +102,238 @@ error_code readOptDouble(od::value v, std::optional<double>& out)
         out.reset();
         return simdjson::SUCCESS;
     }
-    double d = 0;
-    KWB_SJ(v.get_double().get(d));
-    out = d;
+    T value{};
+    KWB_SJ(get(v).get(value));
+    out = value;
     return simdjson::SUCCESS;
+}
+
+error_code readOptDouble(od::value v, std::optional<double>& out)
+{
+    return readOpt(v, out, [](od::value& x) { return x.get_double(); });
 }
 
 error_code readOptInt(od::value v, std::optional<std::int64_t>& out)
 {
-    bool isNull = false;
-    KWB_SJ(v.is_null().get(isNull));
-    if (isNull) {
-        out.reset();
-        return simdjson::SUCCESS;
-    }
-    std::int64_t i = 0;
-    KWB_SJ(v.get_int64().get(i));
-    out = i;
-    return simdjson::SUCCESS;
+    return readOpt(v, out, [](od::value& x) { return x.get_int64(); });
 }
 
 error_code readOptBool(od::value v, std::optional<bool>& out)
 {
-    bool isNull = false;
-    KWB_SJ(v.is_null().get(isNull));
-    if (isNull) {
-        out.reset();
-        return simdjson::SUCCESS;
-    }
-    bool b = false;
-    KWB_SJ(v.get_bool().get(b));
-    out = b;
-    return simdjson::SUCCESS;
+    return readOpt(v, out, [](od::value& x) { return x.get_bool(); });
 }
 
-error_code readProvenance(od::object obj, Provenance& p, ParseContext& ctx)
+// Calls fn(field, key) for every member of an object value; stops at the first error.
+template <typename Fn>
+error_code forEachField(od::value v, Fn&& fn)
 {
-    for (auto fieldResult : obj) {
+    od::object obj;
+    KWB_SJ(v.get_object().get(obj));
+    for (auto fr : obj) {
         od::field f;
-        KWB_SJ(std::move(fieldResult).get(f));
+        KWB_SJ(std::move(fr).get(f));
         std::string_view key;
         KWB_SJ(f.unescaped_key().get(key));
-        ctx.at("provenance.", key);
-        if (key == "gpu") KWB_SJ(readString(f.value(), p.gpu));
-        else if (key == "timer") KWB_SJ(readString(f.value(), p.timer));
-        else if (key == "trials") KWB_SJ(readOptInt(f.value(), p.trials));
-        else if (key == "l2_flush") KWB_SJ(readOptBool(f.value(), p.l2Flush));
-        else if (key == "precision") KWB_SJ(readString(f.value(), p.precision));
-        else if (key == "source") KWB_SJ(readString(f.value(), p.source));
-        else if (key == "config") KWB_SJ(readString(f.value(), p.config));
-        else if (key == "tolerance") {
-            od::object tol;
-            KWB_SJ(f.value().get_object().get(tol));
-            for (auto tf : tol) {
-                od::field t;
-                KWB_SJ(std::move(tf).get(t));
-                std::string_view tk;
-                KWB_SJ(t.unescaped_key().get(tk));
-                if (tk == "atol") KWB_SJ(readOptDouble(t.value(), p.tolerance.atol));
-                else if (tk == "rtol") KWB_SJ(readOptDouble(t.value(), p.tolerance.rtol));
-                else KWB_SJ(keepRaw(t, std::string("tolerance.") + std::string(tk), p.extra));
-            }
-        } else KWB_SJ(keepRaw(f, key, p.extra));
+        KWB_SJ(fn(f, key));
     }
     return simdjson::SUCCESS;
 }
 
-// Reads one stats member; returns true in `known` when the key belongs to RuntimeStats.
-error_code readStatsMember(od::field& f, std::string_view key, RuntimeStats& s, bool& known, ParseContext& ctx)
+// Calls fn(value, index) for every element of an array value.
+template <typename Fn>
+error_code forEachElement(od::value v, Fn&& fn)
 {
-    known = true;
+    od::array arr;
+    KWB_SJ(v.get_array().get(arr));
+    long index = 0;
+    for (auto er : arr) {
+        od::value e;
+        KWB_SJ(std::move(er).get(e));
+        KWB_SJ(fn(e, index++));
+    }
+    return simdjson::SUCCESS;
+}
+
+error_code readProvenance(od::value v, Provenance& p, ParseContext& ctx)
+{
+    return forEachField(v, [&](od::field& f, std::string_view key) -> error_code {
+        ctx.at("provenance.", key);
+        if (key == "gpu") return readString(f.value(), p.gpu);
+        if (key == "timer") return readString(f.value(), p.timer);
+        if (key == "trials") return readOptInt(f.value(), p.trials);
+        if (key == "l2_flush") return readOptBool(f.value(), p.l2Flush);
+        if (key == "precision") return readString(f.value(), p.precision);
+        if (key == "source") return readString(f.value(), p.source);
+        if (key == "config") return readString(f.value(), p.config);
+        if (key == "tolerance") {
+            return forEachField(f.value(), [&](od::field& t, std::string_view tk) -> error_code {
+                if (tk == "atol") return readOptDouble(t.value(), p.tolerance.atol);
+                if (tk == "rtol") return readOptDouble(t.value(), p.tolerance.rtol);
+                return keepRaw(t, std::string("tolerance.") + std::string(tk), p.extra);
+            });
+        }
+        return keepRaw(f, key, p.extra);
+    });
+}
+
+// Members shared by the candidate and every baseline; unknown ones are kept.
+error_code readStatsMember(od::field& f, std::string_view key, RuntimeStats& s, ParseContext& ctx)
+{
     if (key == "mean_ms") return readOptDouble(f.value(), s.meanMs);
     if (key == "std_ms") return readOptDouble(f.value(), s.stdMs);
     if (key == "min_ms") return readOptDouble(f.value(), s.minMs);
     if (key == "max_ms") return readOptDouble(f.value(), s.maxMs);
     if (key == "median_ms") return readOptDouble(f.value(), s.medianMs);
-    if (key == "provenance") {
-        od::object o;
-        KWB_SJ(f.value().get_object().get(o));
-        return readProvenance(o, s.provenance, ctx);
-    }
-    known = false;
-    return simdjson::SUCCESS;
+    if (key == "provenance") return readProvenance(f.value(), s.provenance, ctx);
+    return keepRaw(f, key, s.extra);
 }
 
-error_code readCandidate(od::object obj, RuntimeStats& s, ParseContext& ctx)
+error_code readCandidate(od::value v, RuntimeStats& s, ParseContext& ctx)
 {
-    for (auto fr : obj) {
-        od::field f;
-        KWB_SJ(std::move(fr).get(f));
-        std::string_view key;
-        KWB_SJ(f.unescaped_key().get(key));
+    return forEachField(v, [&](od::field& f, std::string_view key) -> error_code {
         ctx.at("candidate.", key);
-        bool known = false;
-        KWB_SJ(readStatsMember(f, key, s, known, ctx));
-        if (!known) KWB_SJ(keepRaw(f, key, s.extra));
-    }
-    return simdjson::SUCCESS;
+        return readStatsMember(f, key, s, ctx);
+    });
 }
 
-error_code readBaselines(od::array arr, std::vector<Baseline>& out, ParseContext& ctx)
+error_code readBaselines(od::value v, std::vector<Baseline>& out, ParseContext& ctx)
 {
-    for (auto er : arr) {
-        od::object obj;
-        KWB_SJ(er.get_object().get(obj));
+    return forEachElement(v, [&](od::value e, long index) -> error_code {
         Baseline b;
-        for (auto fr : obj) {
-            od::field f;
-            KWB_SJ(std::move(fr).get(f));
-            std::string_view key;
-            KWB_SJ(f.unescaped_key().get(key));
-            ctx.at("baselines", key, static_cast<long>(out.size()));
-            if (key == "name") {
-                KWB_SJ(readString(f.value(), b.name));
-                continue;
-            }
-            bool known = false;
-            KWB_SJ(readStatsMember(f, key, b.stats, known, ctx));
-            if (!known) KWB_SJ(keepRaw(f, key, b.stats.extra));
-        }
+        const error_code err = forEachField(e, [&](od::field& f, std::string_view key) -> error_code {
+            ctx.at("baselines", key, index);
+            if (key == "name") return readString(f.value(), b.name);
+            return readStatsMember(f, key, b.stats, ctx);
+        });
         out.push_back(std::move(b));
-    }
-    return simdjson::SUCCESS;
+        return err;
+    });
 }
 
-error_code readCoverage(od::object obj, Coverage& c, ParseContext& ctx)
+error_code readGrid(od::value v, Coverage& c, ParseContext& ctx)
 {
-    for (auto fr : obj) {
-        od::field f;
-        KWB_SJ(std::move(fr).get(f));
-        std::string_view key;
-        KWB_SJ(f.unescaped_key().get(key));
+    return forEachField(v, [&](od::field& f, std::string_view key) -> error_code {
+        ctx.at("verification.coverage.grid.", key);
+        std::int64_t n = 0;
+        if (key == "rows" || key == "cols") {
+            KWB_SJ(f.value().get_int64().get(n));
+            if (n < 0 || n > (1 << 20)) return simdjson::NUMBER_OUT_OF_RANGE;
+            (key == "rows" ? c.grid.rows : c.grid.cols) = static_cast<std::int32_t>(n);
+            return simdjson::SUCCESS;
+        }
+        if (key == "written_fraction") {
+            return forEachElement(f.value(), [&](od::value e, long) -> error_code {
+                double d = 0;
+                KWB_SJ(e.get_double().get(d));
+                c.grid.writtenFraction.push_back(static_cast<float>(d));
+                return simdjson::SUCCESS;
+            });
+        }
+        return keepRaw(f, std::string("grid.") + std::string(key), c.extra);
+    });
+}
+
+error_code readCoverage(od::value v, Coverage& c, ParseContext& ctx)
+{
+    const error_code err = forEachField(v, [&](od::field& f, std::string_view key) -> error_code {
         ctx.at("verification.coverage.", key);
-        if (key == "written_fraction") KWB_SJ(readOptDouble(f.value(), c.writtenFraction));
-        else if (key == "written_elements") KWB_SJ(readOptInt(f.value(), c.writtenElements));
-        else if (key == "total_elements") KWB_SJ(readOptInt(f.value(), c.totalElements));
-        else if (key == "first_unwritten") {
-            od::array a;
-            KWB_SJ(f.value().get_array().get(a));
-            for (auto e : a) {
+        if (key == "written_fraction") return readOptDouble(f.value(), c.writtenFraction);
+        if (key == "written_elements") return readOptInt(f.value(), c.writtenElements);
+        if (key == "total_elements") return readOptInt(f.value(), c.totalElements);
+        if (key == "first_unwritten") {
+            return forEachElement(f.value(), [&](od::value e, long) -> error_code {
                 std::int64_t i = 0;
                 KWB_SJ(e.get_int64().get(i));
                 c.firstUnwritten.push_back(i);
-            }
-        } else if (key == "grid") {
-            od::object g;
-            KWB_SJ(f.value().get_object().get(g));
-            for (auto gr : g) {
-                od::field gf;
-                KWB_SJ(std::move(gr).get(gf));
-                std::string_view gk;
-                KWB_SJ(gf.unescaped_key().get(gk));
-                ctx.at("verification.coverage.grid.", gk);
-                std::int64_t n = 0;
-                if (gk == "rows") {
-                    KWB_SJ(gf.value().get_int64().get(n));
-                    c.grid.rows = static_cast<std::int32_t>(n);
-                } else if (gk == "cols") {
-                    KWB_SJ(gf.value().get_int64().get(n));
-                    c.grid.cols = static_cast<std::int32_t>(n);
-                } else if (gk == "written_fraction") {
-                    od::array a;
-                    KWB_SJ(gf.value().get_array().get(a));
-                    for (auto e : a) {
-                        double d = 0;
-                        KWB_SJ(e.get_double().get(d));
-                        c.grid.writtenFraction.push_back(static_cast<float>(d));
-                    }
-                } else KWB_SJ(keepRaw(gf, std::string("grid.") + std::string(gk), c.extra));
-            }
-        } else KWB_SJ(keepRaw(f, key, c.extra));
-    }
-    if (static_cast<std::int64_t>(c.grid.rows) * c.grid.cols != static_cast<std::int64_t>(c.grid.writtenFraction.size())
-        || c.grid.rows < 0 || c.grid.cols < 0) {
+                return simdjson::SUCCESS;
+            });
+        }
+        if (key == "grid") return readGrid(f.value(), c, ctx);
+        return keepRaw(f, key, c.extra);
+    });
+    if (err) return err;
+    if (static_cast<std::int64_t>(c.grid.rows) * c.grid.cols != static_cast<std::int64_t>(c.grid.writtenFraction.size())) {
         ctx.at("verification.coverage.grid", {});
         return simdjson::INCORRECT_TYPE;
     }
     return simdjson::SUCCESS;
 }
 
-error_code readVerification(od::object obj, Verification& v, ParseContext& ctx)
+error_code readVerification(od::value v, Verification& out, ParseContext& ctx)
 {
-    for (auto fr : obj) {
-        od::field f;
-        KWB_SJ(std::move(fr).get(f));
-        std::string_view key;
-        KWB_SJ(f.unescaped_key().get(key));
+    return forEachField(v, [&](od::field& f, std::string_view key) -> error_code {
         ctx.at("verification.", key);
         if (key == "coverage") {
-            od::object c;
-            KWB_SJ(f.value().get_object().get(c));
-            v.coverage.emplace();
-            KWB_SJ(readCoverage(c, *v.coverage, ctx));
-        } else if (key == "flags") {
-            od::array a;
-            KWB_SJ(f.value().get_array().get(a));
-            for (auto er : a) {
-                od::object fo;
-                KWB_SJ(er.get_object().get(fo));
+            out.coverage.emplace();
+            return readCoverage(f.value(), *out.coverage, ctx);
+        }
+        if (key == "flags") {
+            return forEachElement(f.value(), [&](od::value e, long index) -> error_code {
                 Flag flag;
-                for (auto ffr : fo) {
-                    od::field ff;
-                    KWB_SJ(std::move(ffr).get(ff));
-                    std::string_view fk;
-                    KWB_SJ(ff.unescaped_key().get(fk));
-                    if (fk == "code") KWB_SJ(readString(ff.value(), flag.code));
-                    else if (fk == "reason") KWB_SJ(readString(ff.value(), flag.reason));
-                    else if (fk == "severity") KWB_SJ(readString(ff.value(), flag.severity));
-                }
-                v.flags.push_back(std::move(flag));
-            }
-        } else KWB_SJ(keepRaw(f, key, v.extra));
-    }
-    return simdjson::SUCCESS;
+                const error_code err = forEachField(e, [&](od::field& ff, std::string_view fk) -> error_code {
+                    ctx.at("verification.flags", fk, index);
+                    if (fk == "code") return readString(ff.value(), flag.code);
+                    if (fk == "reason") return readString(ff.value(), flag.reason);
+                    if (fk == "severity") return readString(ff.value(), flag.severity);
+                    return keepRaw(ff, fk, flag.extra);
+                });
+                out.flags.push_back(std::move(flag));
+                return err;
+            });
+        }
+        return keepRaw(f, key, out.extra);
+    });
 }
 
 // Set when the schema member says something we cannot read.
 struct SchemaProblem {
     std::string message;
 };
+
+error_code readProblem(od::value v, EvalRecord& r, ParseContext& ctx)
+{
+    return forEachField(v, [&](od::field& f, std::string_view key) -> error_code {
+        ctx.at("problem.", key);
+        if (key == "suite") return readString(f.value(), r.problem.suite);
+        if (key == "level") return readOptInt(f.value(), r.problem.level);
+        if (key == "id") return readOptInt(f.value(), r.problem.id);
+        if (key == "name") return readString(f.value(), r.problem.name);
+        return keepRaw(f, "problem." + std::string(key), r.extra);
+    });
+}
+
+error_code readStatus(od::value v, EvalRecord& r, ParseContext& ctx)
+{
+    return forEachField(v, [&](od::field& f, std::string_view key) -> error_code {
+        ctx.at("status.", key);
+        if (key == "outcome") {
+            std::string name;
+            KWB_SJ(readString(f.value(), name));
+            auto o = outcomeFromName(name);
+            if (!o) return simdjson::INCORRECT_TYPE;
+            r.outcome = *o;
+            return simdjson::SUCCESS;
+        }
+        if (key == "compiled") return f.value().get_bool().get(r.compiled);
+        if (key == "correct") {
+            bool c = false; // derived from the outcome; read only to check its type
+            return f.value().get_bool().get(c);
+        }
+        if (key == "error") return readString(f.value(), r.error);
+        return keepRaw(f, "status." + std::string(key), r.extra);
+    });
+}
+
+error_code readSource(od::value v, EvalRecord& r, ParseContext& ctx)
+{
+    return forEachField(v, [&](od::field& f, std::string_view key) -> error_code {
+        ctx.at("source.", key);
+        if (key == "path") return readString(f.value(), r.source.path);
+        if (key == "code") return readString(f.value(), r.source.code);
+        if (key == "language") return readString(f.value(), r.source.language);
+        return keepRaw(f, "source." + std::string(key), r.extra);
+    });
+}
 
 error_code readRecord(od::object obj, EvalRecord& r, ParseContext& ctx, SchemaProblem& schema)
 {
@@ -340,76 +355,18 @@ error_code readRecord(od::object obj, EvalRecord& r, ParseContext& ctx, SchemaPr
                 return simdjson::SUCCESS;
             }
         } else if (key == "id") KWB_SJ(readString(f.value(), r.id));
-        else if (key == "problem") {
-            od::object p;
-            KWB_SJ(f.value().get_object().get(p));
-            for (auto pr : p) {
-                od::field pf;
-                KWB_SJ(std::move(pr).get(pf));
-                std::string_view pk;
-                KWB_SJ(pf.unescaped_key().get(pk));
-                ctx.at("problem.", pk);
-                if (pk == "suite") KWB_SJ(readString(pf.value(), r.problem.suite));
-                else if (pk == "level") KWB_SJ(readOptInt(pf.value(), r.problem.level));
-                else if (pk == "id") KWB_SJ(readOptInt(pf.value(), r.problem.id));
-                else if (pk == "name") KWB_SJ(readString(pf.value(), r.problem.name));
-                else KWB_SJ(keepRaw(pf, "problem." + std::string(pk), r.extra));
-            }
-        } else if (key == "model") KWB_SJ(readString(f.value(), r.model));
+        else if (key == "problem") KWB_SJ(readProblem(f.value(), r, ctx));
+        else if (key == "model") KWB_SJ(readString(f.value(), r.model));
         else if (key == "run") KWB_SJ(readString(f.value(), r.run));
         else if (key == "sample") KWB_SJ(readOptInt(f.value(), r.sample));
-        else if (key == "status") {
-            od::object s;
-            KWB_SJ(f.value().get_object().get(s));
-            for (auto sr : s) {
-                od::field sf;
-                KWB_SJ(std::move(sr).get(sf));
-                std::string_view sk;
-                KWB_SJ(sf.unescaped_key().get(sk));
-                ctx.at("status.", sk);
-                if (sk == "outcome") {
-                    std::string name;
-                    KWB_SJ(readString(sf.value(), name));
-                    auto o = outcomeFromName(name);
-                    if (!o) return simdjson::INCORRECT_TYPE;
-                    r.outcome = *o;
-                } else if (sk == "compiled") {
-                    KWB_SJ(sf.value().get_bool().get(r.compiled));
-                } else if (sk == "correct") {
-                    bool c = false; // derived from outcome; read to validate the type only
-                    KWB_SJ(sf.value().get_bool().get(c));
-                } else if (sk == "error") KWB_SJ(readString(sf.value(), r.error));
-                else KWB_SJ(keepRaw(sf, "status." + std::string(sk), r.extra));
-            }
-        } else if (key == "candidate") {
-            od::object c;
-            KWB_SJ(f.value().get_object().get(c));
-            KWB_SJ(readCandidate(c, r.candidate, ctx));
-        } else if (key == "baselines") {
-            od::array a;
-            KWB_SJ(f.value().get_array().get(a));
-            KWB_SJ(readBaselines(a, r.baselines, ctx));
-        } else if (key == "speedup") KWB_SJ(readOptDouble(f.value(), r.speedup));
+        else if (key == "status") KWB_SJ(readStatus(f.value(), r, ctx));
+        else if (key == "candidate") KWB_SJ(readCandidate(f.value(), r.candidate, ctx));
+        else if (key == "baselines") KWB_SJ(readBaselines(f.value(), r.baselines, ctx));
+        else if (key == "speedup") KWB_SJ(readOptDouble(f.value(), r.speedup));
         else if (key == "speedup_baseline") KWB_SJ(readString(f.value(), r.speedupBaseline));
-        else if (key == "verification") {
-            od::object v;
-            KWB_SJ(f.value().get_object().get(v));
-            KWB_SJ(readVerification(v, r.verification, ctx));
-        } else if (key == "source") {
-            od::object s;
-            KWB_SJ(f.value().get_object().get(s));
-            for (auto sr : s) {
-                od::field sf;
-                KWB_SJ(std::move(sr).get(sf));
-                std::string_view sk;
-                KWB_SJ(sf.unescaped_key().get(sk));
-                ctx.at("source.", sk);
-                if (sk == "path") KWB_SJ(readString(sf.value(), r.source.path));
-                else if (sk == "code") KWB_SJ(readString(sf.value(), r.source.code));
-                else if (sk == "language") KWB_SJ(readString(sf.value(), r.source.language));
-                else KWB_SJ(keepRaw(sf, "source." + std::string(sk), r.extra));
-            }
-        } else KWB_SJ(keepRaw(f, key, r.extra));
+        else if (key == "verification") KWB_SJ(readVerification(f.value(), r.verification, ctx));
+        else if (key == "source") KWB_SJ(readSource(f.value(), r, ctx));
+        else KWB_SJ(keepRaw(f, key, r.extra));
     }
     if (!sawSchema) schema.message = "missing \"schema\" member (expected \"" + std::string(kRecordSchema) + "\")";
     return simdjson::SUCCESS;

@@ -130,6 +130,7 @@ void writeRecordJson(JsonWriter& w, const EvalRecord& r)
                 w.field("code", f.code);
                 w.field("reason", f.reason);
                 w.nonEmptyField("severity", f.severity);
+                writeRaw(w, f.extra);
                 w.endObject();
             }
             w.endArray();

@@ -37,6 +37,7 @@ private Q_SLOTS:
         QCOMPARE(r.verification.coverage->firstUnwritten.size(), std::size_t(3));
         QCOMPARE(r.verification.flags.size(), std::size_t(1));
         QCOMPARE(qs(r.verification.flags[0].code), QStringLiteral("low_coverage"));
+        QCOMPARE(r.verification.flags[0].extra.size(), std::size_t(1)); // "threshold" kept verbatim
         QCOMPARE(r.verification.extra.size(), std::size_t(1)); // "reruns" kept verbatim
         QCOMPARE(qs(r.source.path), QStringLiteral("candidates/softmax_partial.cu"));
         QCOMPARE(r.extra.size(), std::size_t(1));
