@@ -23,7 +23,13 @@ struct DevBuf {
     float* p = nullptr;
     std::int64_t n = 0;
     explicit DevBuf(std::int64_t count) : n(count) { cudaMalloc(&p, static_cast<std::size_t>(std::max<std::int64_t>(count, 1)) * 4); }
-    ~DevBuf() { cudaFree(p); }
+    DevBuf(const DevBuf&) = delete;
+    DevBuf& operator=(const DevBuf&) = delete;
+    DevBuf(DevBuf&& o) noexcept : p(o.p), n(o.n) { o.p = nullptr; }
+    ~DevBuf()
+    {
+        if (p) cudaFree(p);
+    }
     std::vector<float> host() const
     {
         std::vector<float> h(static_cast<std::size_t>(n));

@@ -89,7 +89,9 @@ int main()
             const double kmed = median(kernelMs);
             std::printf("spin %.0f us: CUPTI kernel median %.3f us (%.2f%% from events)\n", us, kmed * 1000.0,
                 100.0 * (med - kmed) / kmed);
-            GT_CHECK(std::fabs(med - kmed) / kmed <= 0.02);
+            // Events also time the dispatch after the start event: a fixed ~2-3 us on an H200.
+            GT_CHECK(med >= kmed);
+            GT_CHECK(med - kmed <= std::max(0.02 * kmed, 0.005));
         }
     }
 
