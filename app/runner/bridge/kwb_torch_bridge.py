@@ -1,0 +1,932 @@
+#!/usr/bin/env python3
+"""The PyTorch bridge of Kernel Workbench.
+
+Re-runs KernelBench samples -- a Python module defining ``ModelNew``, usually
+with CUDA built by ``torch.utils.cpp_extension.load_inline`` -- against the
+``Model`` of a KernelBench problem file, behind the same ``kwb.rerun/1``
+JSON-lines protocol as kwb-runner (requests on stdin, replies on stdout), with
+the checks the core owns: sentinel-poisoned outputs and the two-pass coverage
+scan, KernelBench's allclose with scale-invariant metrics and zero acceptance,
+fresh inputs per trial, input hashes, determinism, CUDA-event timing with an
+L2 flush, and CUPTI (through torch.profiler / Kineto) records of every kernel
+on every stream. The GPU checks and metrics come from libkwb_bridge.so (the
+core's code behind a C ABI), loaded with ctypes from beside this script or
+from $KWB_BRIDGE_LIB.
+
+Without PyTorch (or without a CUDA device, or without the library) it still
+speaks the protocol: ``hello`` is answered with device_present = false and the
+reason, a ``rerun`` with status no_device, and the process exits with status 1.
+
+    python3 kwb_torch_bridge.py          serve the protocol on stdin/stdout
+    python3 kwb_torch_bridge.py --check  print the capabilities line; exit 0 when usable
+"""
+
+import ctypes
+import hashlib
+import inspect
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+import time
+import traceback
+import types
+
+PROTOCOL = "kwb.rerun/1"
+BRIDGE_VERSION = "kwb_torch_bridge 1"
+REFERENCE_NAME = "kernelbench_model"
+EXIT_UNUSABLE = 1  # no torch / no device / no library
+EXIT_FATAL = 4     # sticky CUDA error: the parent starts a fresh bridge (as kwb-runner)
+
+# Kernel names of vendor libraries (cuBLAS, cuDNN, CUTLASS, ...), as opposed to
+# ATen's own or the candidate's kernels.
+LIBRARY_KERNEL = re.compile(
+    r"cublas|cutlass|cudnn|cutensor|cufft|curand|xmma|nvjet|gemm|gemv|sm\d\d_|ampere_|hopper_|volta_|turing_",
+    re.IGNORECASE)
+
+torch = None
+TORCH_ERROR = None
+try:
+    import torch  # noqa: E402
+except Exception as exc:  # ImportError, or a broken install
+    TORCH_ERROR = "%s: %s" % (type(exc).__name__, exc)
+
+
+class CandidateError(Exception):
+    """The sample (not the bridge) failed; `status` is a protocol status name."""
+
+    def __init__(self, status, message, fatal=False):
+        super().__init__(message)
+        self.status = status
+        self.fatal = fatal
+
+
+def num(v):
+    """Protocol numbers: non-finite values travel as strings."""
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+def cache_root():
+    root = os.environ.get("KWB_CACHE_DIR")
+    if root:
+        return root
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg:
+        return os.path.join(xdg, "kwb")
+    return os.path.join(os.path.expanduser("~"), ".cache", "kwb")
+
+
+# ---------------------------------------------------------------- the library
+
+class Coverage(ctypes.Structure):
+    _fields_ = [("elements", ctypes.c_int64), ("written", ctypes.c_int64), ("written_first_pass", ctypes.c_int64),
+                ("written_fraction", ctypes.c_double), ("grid_rows", ctypes.c_int32), ("grid_cols", ctypes.c_int32),
+                ("first_unwritten_count", ctypes.c_int32), ("reserved", ctypes.c_int32)]
+
+
+class Metrics(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_int64), ("allclose", ctypes.c_int32), ("zeros_pass", ctypes.c_int32),
+                ("out_of_tolerance", ctypes.c_int64), ("out_of_tolerance_share", ctypes.c_double),
+                ("first_mismatch", ctypes.c_int64), ("max_abs_error", ctypes.c_double),
+                ("rel_l2_error", ctypes.c_double), ("ref_rms", ctypes.c_double),
+                ("max_error_over_ref_rms", ctypes.c_double), ("nan_count", ctypes.c_int64),
+                ("inf_count", ctypes.c_int64), ("ref_nan_count", ctypes.c_int64), ("ref_inf_count", ctypes.c_int64)]
+
+
+class BridgeLib:
+    """ctypes view of core/gpu/bridge_api.h."""
+
+    ABI_VERSION = 1
+
+    def __init__(self, path):
+        lib = ctypes.CDLL(path)
+        P, I32, I64, D = ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_double
+        sig = {
+            "kwb_bridge_abi_version": (I32, []),
+            "kwb_bridge_last_error": (ctypes.c_char_p, []),
+            "kwb_bridge_sentinel": (ctypes.c_uint64, [I32, I32]),
+            "kwb_bridge_padded_bytes": (I64, [I64, I32]),
+            "kwb_bridge_fill_sentinel": (I32, [P, I64, I32, I32, P]),
+            "kwb_bridge_scanner_create": (P, []),
+            "kwb_bridge_scanner_destroy": (None, [P]),
+            "kwb_bridge_scan_first": (I32, [P, P, ctypes.POINTER(I64), I32, I32, I32, I32, P]),
+            "kwb_bridge_scan_second": (I32, [P, P, P]),
+            "kwb_bridge_scan_collect": (I32, [P, ctypes.POINTER(Coverage), ctypes.POINTER(ctypes.c_float), I64,
+                                              ctypes.POINTER(I64), ctypes.c_int32, P]),
+            "kwb_bridge_hash": (I32, [P, I64, ctypes.POINTER(ctypes.c_uint64), P]),
+            "kwb_bridge_tolerance": (I32, [ctypes.c_char_p, ctypes.c_char_p, D, D, ctypes.POINTER(D),
+                                           ctypes.POINTER(D)]),
+            "kwb_bridge_compare": (I32, [P, P, I64, D, D, ctypes.POINTER(Metrics)]),
+            "kwb_bridge_zeros_pass": (I32, [P, I64, D, D]),
+            "kwb_bridge_device_info_json": (I64, [I32, ctypes.c_char_p, I64]),
+        }
+        for name, (res, args) in sig.items():
+            fn = getattr(lib, name)
+            fn.restype = res
+            fn.argtypes = args
+        self.lib = lib
+        version = lib.kwb_bridge_abi_version()
+        if version != self.ABI_VERSION:
+            raise OSError("%s speaks ABI %d, this bridge %d" % (path, version, self.ABI_VERSION))
+
+    def check(self, rc, what):
+        if rc < 0:
+            raise RuntimeError("%s: %s" % (what, self.lib.kwb_bridge_last_error().decode("utf-8", "replace")))
+        return rc
+
+    def sentinel(self, elem_bytes, which):
+        return self.lib.kwb_bridge_sentinel(elem_bytes, which)
+
+    def padded_bytes(self, elements, elem_bytes):
+        return self.check(self.lib.kwb_bridge_padded_bytes(elements, elem_bytes), "padded_bytes")
+
+    def fill(self, ptr, elements, elem_bytes, which, stream):
+        self.check(self.lib.kwb_bridge_fill_sentinel(ptr, elements, elem_bytes, which, stream), "sentinel fill")
+
+    def hash(self, ptr, nbytes, stream):
+        out = ctypes.c_uint64(0)
+        self.check(self.lib.kwb_bridge_hash(ptr, nbytes, ctypes.byref(out), stream), "input hash")
+        return "%016x" % out.value
+
+    def tolerance(self, policy, precision, atol, rtol):
+        a, r = ctypes.c_double(0), ctypes.c_double(0)
+        self.check(self.lib.kwb_bridge_tolerance(policy.encode(), precision.encode(), atol, rtol, ctypes.byref(a),
+                                                 ctypes.byref(r)), "tolerance")
+        return a.value, r.value
+
+    def compare(self, out_ptr, ref_ptr, count, atol, rtol):
+        m = Metrics()
+        self.check(self.lib.kwb_bridge_compare(out_ptr, ref_ptr, count, atol, rtol, ctypes.byref(m)), "compare")
+        return m
+
+    def device_info(self, ordinal):
+        buf = ctypes.create_string_buffer(8192)
+        self.check(self.lib.kwb_bridge_device_info_json(ordinal, buf, len(buf)), "device info")
+        return json.loads(buf.value.decode("utf-8"))
+
+
+class Scanner:
+    def __init__(self, lib):
+        self.lib = lib
+        self.handle = lib.lib.kwb_bridge_scanner_create()
+        if not self.handle:
+            raise RuntimeError("cannot create a coverage scanner")
+
+    def close(self):
+        if self.handle:
+            self.lib.lib.kwb_bridge_scanner_destroy(self.handle)
+            self.handle = None
+
+    def first(self, ptr, shape, elem_bytes, rows, cols, stream):
+        dims = (ctypes.c_int64 * max(1, len(shape)))(*shape)
+        self.lib.check(self.lib.lib.kwb_bridge_scan_first(self.handle, ptr, dims, len(shape), elem_bytes, rows, cols,
+                                                          stream), "coverage scan (pass A)")
+
+    def second(self, ptr, stream):
+        self.lib.check(self.lib.lib.kwb_bridge_scan_second(self.handle, ptr, stream), "coverage scan (pass B)")
+
+    def collect(self, rows, cols, max_first, stream):
+        cov = Coverage()
+        cap = max(1, rows * cols)
+        grid = (ctypes.c_float * cap)()
+        first = (ctypes.c_int64 * max(1, max_first))()
+        self.lib.check(self.lib.lib.kwb_bridge_scan_collect(self.handle, ctypes.byref(cov), grid, cap, first,
+                                                            max_first, stream), "coverage collect")
+        n = cov.grid_rows * cov.grid_cols
+        return cov, [float(grid[i]) for i in range(min(n, cap))], [int(first[i]) for i in
+                                                                  range(cov.first_unwritten_count)]
+
+
+def find_library():
+    """libkwb_bridge.so: $KWB_BRIDGE_LIB, else beside this script. Returns (lib, reason)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    tried = []
+    env = os.environ.get("KWB_BRIDGE_LIB")
+    paths = [env] if env else [os.path.join(here, "libkwb_bridge.so")]
+    for p in paths:
+        tried.append(p)
+        if os.path.isfile(p):
+            try:
+                return BridgeLib(p), None
+            except OSError as exc:
+                return None, "cannot load %s: %s" % (p, exc)
+    return None, "libkwb_bridge.so not found (set KWB_BRIDGE_LIB; looked at: %s)" % ", ".join(tried)
+
+
+# ---------------------------------------------------------------- modules
+
+class ExtensionCache:
+    """Routes load_inline builds to a folder named by a hash of everything that
+    shapes the binary, so a second re-run of the same sample reuses the build
+    (torch's own JIT then finds it up to date)."""
+
+    def __init__(self):
+        self.calls = 0
+        self.hits = 0
+        self.original = None
+
+    def install(self):
+        import torch.utils.cpp_extension as cpp_ext
+        if self.original is None:
+            self.original = cpp_ext.load_inline
+        original = self.original
+        signature = inspect.signature(original)
+        cache = self
+
+        def cached_load_inline(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            a = bound.arguments
+            h = hashlib.sha256()
+            for key in ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags", "extra_cuda_cflags",
+                        "extra_ldflags", "extra_include_paths", "with_cuda", "is_python_module"):
+                h.update(repr(a.get(key)).encode("utf-8", "replace"))
+                h.update(b"\0")
+            h.update(("%s|%s|%s|%s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_capability(),
+                                        os.environ.get("TORCH_CUDA_ARCH_LIST", ""))).encode())
+            digest = h.hexdigest()[:24]
+            build = os.path.join(cache_root(), "torch_ext", digest)
+            os.makedirs(build, exist_ok=True)
+            hit = any(f.endswith(".so") for f in os.listdir(build))
+            safe = re.sub(r"[^A-Za-z0-9_]", "_", str(a.get("name") or "ext"))
+            a["name"] = "%s_kwb%s" % (safe, digest[:12])
+            a["build_directory"] = build
+            cache.calls += 1
+            cache.hits += 1 if hit else 0
+            return original(*bound.args, **bound.kwargs)
+
+        cpp_ext.load_inline = cached_load_inline
+
+
+def load_module(prefix, source, label):
+    digest = hashlib.sha256(source.encode("utf-8", "replace")).hexdigest()[:16]
+    name = "%s_%s" % (prefix, digest)
+    module = types.ModuleType(name)
+    module.__file__ = label
+    sys.modules[name] = module
+    code = compile(source, label, "exec")
+    exec(code, module.__dict__)
+    return module
+
+
+# ---------------------------------------------------------------- helpers
+
+def tensors_of(value):
+    """Output tensors of a forward call, in order (a tensor, or a tuple/list of them)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        out = []
+        for v in value:
+            out.extend(tensors_of(v))
+        return out
+    return []
+
+
+def output_names(n):
+    return ["output"] + ["output%d" % i for i in range(1, n)]
+
+
+def int_view_dtype(elem_bytes):
+    return {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[elem_bytes]
+
+
+def signed(bits, elem_bytes):
+    width = 8 * elem_bytes
+    return bits - (1 << width) if bits >= (1 << (width - 1)) else bits
+
+
+def is_cuda_fault(exc):
+    text = str(exc)
+    return any(s in text for s in ("CUDA error", "illegal memory access", "unspecified launch failure",
+                                   "device-side assert", "misaligned address", "illegal instruction",
+                                   "CUBLAS_STATUS_EXECUTION_FAILED", "an illegal"))
+
+
+def context_broken():
+    try:
+        torch.cuda.synchronize()
+        t = torch.ones(1, device="cuda")
+        return float((t + 1).item()) != 2.0
+    except Exception:
+        return True
+
+
+def classify(exc, what):
+    """A CandidateError for an exception raised while running sample code."""
+    if isinstance(exc, CandidateError):
+        return exc
+    if torch is not None and isinstance(exc, getattr(torch.cuda, "OutOfMemoryError", ())):
+        return CandidateError("oom", "%s: out of device memory: %s" % (what, exc))
+    if is_cuda_fault(exc) or context_broken():
+        return CandidateError("fault", "%s: CUDA fault: %s" % (what, exc), fatal=context_broken())
+    tail = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    return CandidateError("launch_error", "%s raised %s" % (what, tail))
+
+
+def timing_stats(samples):
+    s = sorted(samples)
+    n = len(s)
+    if n == 0:
+        return None
+
+    def q(p):
+        pos = p * (n - 1)
+        lo = int(math.floor(pos))
+        hi = min(lo + 1, n - 1)
+        return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+    mean = sum(s) / n
+    std = math.sqrt(sum((x - mean) ** 2 for x in s) / (n - 1)) if n > 1 else 0.0
+    return {"trials": n, "median_ms": num(q(0.5)), "q1_ms": num(q(0.25)), "q3_ms": num(q(0.75)),
+            "iqr_ms": num(q(0.75) - q(0.25)), "mean_ms": num(mean), "std_ms": num(std), "min_ms": num(s[0]),
+            "max_ms": num(s[-1]), "cv": num(std / mean if mean > 0 else 0.0)}
+
+
+# ---------------------------------------------------------------- the bridge
+
+class Bridge:
+    def __init__(self, out):
+        self.out = out
+        self.lib = None
+        self.reason = None
+        self.device = None
+        self.ext_cache = ExtensionCache()
+        self.tol_policy = ("kernelbench", 0.0, 0.0)
+        self.tol = (0.0, 0.0)
+        self.timed_ms = 0.0
+        if torch is None:
+            self.reason = "PyTorch is not installed (%s: %s)" % (sys.executable, TORCH_ERROR)
+            return
+        try:
+            if not torch.cuda.is_available():
+                self.reason = "PyTorch %s sees no CUDA device (torch.cuda.is_available() is False)" % torch.__version__
+                return
+        except Exception as exc:
+            self.reason = "PyTorch %s cannot use CUDA: %s" % (torch.__version__, exc)
+            return
+        self.lib, why = find_library()
+        if self.lib is None:
+            self.reason = why
+            return
+        torch.cuda.set_device(0)
+        try:
+            self.device = self.lib.device_info(0)
+        except Exception as exc:
+            self.reason = "cannot open CUDA device 0: %s" % exc
+            self.lib = None
+            return
+        cap = torch.cuda.get_device_capability(0)
+        # Build extensions for this GPU only: faster, and what the sample runs on.
+        os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % cap)
+        self.ext_cache.install()
+
+    @property
+    def usable(self):
+        return self.reason is None
+
+    # -- protocol output
+
+    def send(self, obj):
+        self.out.write(json.dumps(obj, ensure_ascii=False, allow_nan=False) + "\n")
+        self.out.flush()
+
+    def header(self, kind, rid):
+        return {"protocol": PROTOCOL, "type": kind, "id": rid}
+
+    def capabilities(self, rid):
+        c = self.header("capabilities", rid)
+        c["runner_version"] = BRIDGE_VERSION + (" (torch %s)" % torch.__version__ if torch is not None else "")
+        c["device_present"] = self.usable
+        if self.reason:
+            c["reason"] = self.reason
+        c["device"] = self.device or {"name": ""}
+        c["references"] = [REFERENCE_NAME] if self.usable else []
+        return c
+
+    def progress(self, rid, stage, done, total):
+        p = self.header("progress", rid)
+        p.update({"stage": stage, "done": int(done), "total": int(total)})
+        self.send(p)
+
+    # -- rerun
+
+    def rerun(self, msg):
+        started = time.perf_counter()
+        rid = msg.get("id", "")
+        problem = msg.get("problem") or {}
+        candidate = msg.get("candidate") or {}
+        r = self.header("result", rid)
+        r.update({"problem_id": problem.get("id", ""), "candidate_id": candidate.get("id", ""),
+                  "status": "internal_error", "message": "", "device": self.device or {"name": ""}, "sizes": {},
+                  "precision": "float32", "coverage": [], "outputs": [], "inputs": []})
+        self.timed_ms = 0.0
+        tol = problem.get("tolerance") or {}
+        self.tol_policy = (str(tol.get("policy", "kernelbench")), float(tol.get("atol", 0.0)), float(tol.get("rtol", 0.0)))
+        try:
+            if not self.usable:
+                raise CandidateError("no_device", self.reason)
+            kb = msg.get("kernelbench") or {}
+            if candidate.get("form") != "kernelbench_sample" or not kb.get("problem_source"):
+                raise CandidateError("unsupported", "the PyTorch bridge runs KernelBench samples (candidate form "
+                                     "'kernelbench_sample' with the problem's Python source in 'kernelbench'); "
+                                     "this candidate's form is '%s'" % candidate.get("form", "?"))
+            self.run_sample(rid, problem, candidate, kb, msg.get("options") or {}, r)
+            r["status"] = "ok"
+        except CandidateError as exc:
+            r["status"] = exc.status
+            r["message"] = str(exc)
+            if exc.fatal:
+                r["fatal"] = True
+        except Exception as exc:  # the bridge's own failure
+            r["status"] = "internal_error"
+            r["message"] = "bridge error: %s" % "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            if torch is not None and self.usable and context_broken():
+                r["fatal"] = True
+        wall = (time.perf_counter() - started) * 1e3
+        r["wall_ms"] = num(wall)
+        r["overhead_ms"] = num(max(0.0, wall - self.timed_ms))
+        return r
+
+    def run_sample(self, rid, problem, candidate, kb, options, r):
+        seed = int(options.get("seed", 42))
+        trials = int(options.get("trials", 100))
+        warmup = int(options.get("warmup", 10))
+        correctness_trials = max(1, int(options.get("correctness_trials", 3)))
+        grid_rows = int(options.get("coverage_rows", 32))
+        grid_cols = int(options.get("coverage_cols", 32))
+        l2_flush = bool(options.get("l2_flush", True))
+        use_cupti = bool(options.get("cupti", True))
+        time_reference = bool(options.get("time_reference", True))
+        stream = torch.cuda.current_stream()
+        sp = ctypes.c_void_p(stream.cuda_stream)
+
+        # Modules. The problem's failures are the bridge's input errors; the sample's are the candidate's.
+        self.progress(rid, "compile", 0, 1)
+        try:
+            prob = load_module("kwb_problem", kb["problem_source"], kb.get("problem_file") or "<problem>")
+        except Exception as exc:
+            raise CandidateError("internal_error", "the KernelBench problem %s does not load: %s" % (
+                kb.get("problem_file", ""), traceback.format_exception_only(type(exc), exc)[-1].strip()))
+        for part in ("Model", "get_inputs", "get_init_inputs"):
+            if not hasattr(prob, part):
+                raise CandidateError("internal_error", "the KernelBench problem %s defines no %s" % (
+                    kb.get("problem_file", ""), part))
+        calls0, hits0 = self.ext_cache.calls, self.ext_cache.hits
+        t0 = time.perf_counter()
+        try:
+            sample = load_module("kwb_sample", candidate.get("source", ""), "<sample %s>" % candidate.get("id", ""))
+        except Exception as exc:
+            if is_cuda_fault(exc) and context_broken():
+                raise CandidateError("fault", "loading the sample faulted: %s" % exc, fatal=True)
+            raise CandidateError("compile_error", "the sample does not build or import: %s" % str(exc)[-4000:])
+        torch.cuda.synchronize()
+        r["compile_ms"] = num((time.perf_counter() - t0) * 1e3)
+        calls = self.ext_cache.calls - calls0
+        r["compile_cache_hit"] = calls > 0 and self.ext_cache.hits - hits0 == calls
+        if not hasattr(sample, "ModelNew"):
+            raise CandidateError("compile_error", "the sample defines no class ModelNew")
+        self.progress(rid, "compile", 1, 1)
+
+        def to_cuda(xs):
+            return [x.cuda() if isinstance(x, torch.Tensor) else x for x in xs]
+
+        def make_inputs(s):
+            torch.manual_seed(s)
+            torch.cuda.manual_seed(s)
+            return to_cuda(prob.get_inputs())
+
+        with torch.no_grad():
+            init_inputs = to_cuda(prob.get_init_inputs())
+            torch.manual_seed(seed)
+            torch.cuda.manual_seed(seed)
+            try:
+                model = prob.Model(*init_inputs).cuda()
+            except Exception as exc:
+                raise CandidateError("internal_error", "the problem's Model(*get_init_inputs()) failed: %s" % exc)
+            torch.manual_seed(seed)
+            torch.cuda.manual_seed(seed)
+            try:
+                model_new = sample.ModelNew(*init_inputs).cuda()
+                torch.cuda.synchronize()
+            except Exception as exc:
+                raise classify(exc, "ModelNew(*get_init_inputs())")
+
+            def call_candidate(inputs, what):
+                try:
+                    out = model_new(*inputs)
+                    torch.cuda.synchronize()
+                    return out
+                except Exception as exc:
+                    raise classify(exc, what)
+
+            self.check_correctness(rid, model, call_candidate, make_inputs, seed, correctness_trials, grid_rows,
+                                   grid_cols, sp, r)
+            inputs = make_inputs(seed)
+            self.progress(rid, "timing", 0, 2)
+            cand = self.measure(lambda: model_new(*inputs), trials, warmup, l2_flush, use_cupti, "ModelNew")
+            r["candidate_timing"], r["candidate_cupti"] = cand
+            if time_reference:
+                self.progress(rid, "reference", 1, 2)
+                ref = self.measure(lambda: model(*inputs), trials, warmup, l2_flush, use_cupti, None)
+                r["reference_timing"], r["reference_cupti"] = ref
+                if r["candidate_timing"] and r["reference_timing"]:
+                    cm = float(r["candidate_timing"]["median_ms"])
+                    if cm > 0:
+                        r["speedup"] = num(float(r["reference_timing"]["median_ms"]) / cm)
+            self.progress(rid, "timing", 2, 2)
+
+    # -- poisoning and coverage
+
+    def poison_pool(self, which, elem_bytes, want_bytes, sp):
+        """Fills the caching allocator's free blocks (and a few fresh blocks of
+        the output's size) with sentinel `which`, then frees them: the pool
+        keeps them, so the sample's torch.empty outputs start poisoned."""
+        held = []
+        try:
+            snapshot = torch.cuda.memory_snapshot()
+            free_sizes = [b["size"] for seg in snapshot if seg.get("device", 0) == torch.cuda.current_device()
+                          for b in seg.get("blocks", []) if b.get("state") == "inactive"]
+            free_dev, _total = torch.cuda.mem_get_info()
+            budget = int(free_dev * 0.5)
+            sizes = sorted(free_sizes, reverse=True)
+            rounded = max(512, (int(want_bytes) + 511) // 512 * 512)
+            for _ in range(3):
+                if rounded <= budget:
+                    sizes.append(rounded)
+                    budget -= rounded
+            for size in sizes:
+                try:
+                    t = torch.empty(int(size), dtype=torch.uint8, device="cuda")
+                except Exception:  # out of memory: poison what we could
+                    break
+                self.lib.fill(ctypes.c_void_p(t.data_ptr()), t.numel() // elem_bytes, elem_bytes, which, sp)
+                held.append(t)
+            torch.cuda.synchronize()
+        finally:
+            del held  # back to the pool, poisoned (no empty_cache)
+
+    def fill_tensor(self, t, which, elem_bytes):
+        """Sentinel fill of a tensor the sample returned (it may hand the same buffer back next time)."""
+        bits = signed(self.lib.sentinel(elem_bytes, which), elem_bytes)
+        if t.is_contiguous() and t.numel() > 0:
+            t.view(-1).view(int_view_dtype(elem_bytes)).fill_(bits)
+
+    def scan_source(self, t, elem_bytes):
+        """A pointer the scan may read: the tensor itself when it is contiguous and
+        starts a 512-byte unit of the caching allocator, else a padded copy."""
+        if t.is_contiguous() and t.data_ptr() % 512 == 0:
+            return t, t.data_ptr()
+        padded = self.lib.padded_bytes(t.numel(), elem_bytes)
+        buf = torch.empty(padded, dtype=torch.uint8, device="cuda")
+        buf[: t.numel() * elem_bytes].view(t.dtype).copy_(t.reshape(-1))
+        return buf, buf.data_ptr()
+
+    def check_correctness(self, rid, model, call_candidate, make_inputs, seed, n_trials, grid_rows, grid_cols, sp, r):
+        lib = self.lib
+        input_checks = {}
+        worst = {}
+        passed = {}
+        zeros = {}
+        names = None
+        for trial in range(n_trials):
+            self.progress(rid, "correctness", trial, n_trials)
+            inputs = make_inputs(seed + trial)
+            ref = tensors_of(model(*inputs))
+            torch.cuda.synchronize()
+            if not ref:
+                raise CandidateError("unsupported", "the problem's Model returns no tensor")
+            names = names or output_names(len(ref))
+            tensor_inputs = [(i, x) for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)]
+            before = {i: lib.hash(ctypes.c_void_p(x.data_ptr()), x.numel() * x.element_size(), sp)
+                      for i, x in tensor_inputs if x.is_contiguous()}
+
+            if trial == 0:
+                out = self.coverage_runs(rid, ref, names, inputs, call_candidate, grid_rows, grid_cols, sp, r)
+                eb = out[0].element_size() if out else 4
+                nbytes = max((t.numel() * t.element_size() for t in out), default=0)
+            else:
+                # Fresh inputs, poisoned memory again, and the buffers the last
+                # call returned poisoned too (a sample may hand them back stale).
+                self.poison_pool(0, eb if eb in (2, 4, 8) else 4, nbytes, sp)
+                for t in prev:
+                    if t.is_cuda and t.element_size() in (2, 4, 8):
+                        self.fill_tensor(t, 0, t.element_size())
+                torch.cuda.synchronize()
+                del prev
+                out = tensors_of(call_candidate(inputs, "ModelNew.forward"))
+
+            for i, x in tensor_inputs:
+                if i not in before:
+                    continue
+                after = lib.hash(ctypes.c_void_p(x.data_ptr()), x.numel() * x.element_size(), sp)
+                c = input_checks.setdefault(i, {"input": "input%d" % i, "hash_before": before[i],
+                                                "hash_after": after, "mutated": False})
+                if after != before[i]:
+                    c["mutated"] = True
+                    c["hash_before"], c["hash_after"] = before[i], after
+
+            for k, ref_t in enumerate(ref):
+                name = names[k]
+                m = self.compare(out[k] if k < len(out) else None, ref_t)
+                passed.setdefault(name, 0)
+                passed[name] += 1 if m["allclose"] else 0
+                zeros[name] = zeros.get(name, False) or m["zeros_pass"]
+                w = worst.get(name)
+                if w is None or (m["out_of_tolerance_share"], m["rel_l2_error"]) > (w["out_of_tolerance_share"],
+                                                                                     w["rel_l2_error"]):
+                    worst[name] = m
+            prev = out
+            del ref
+        self.progress(rid, "correctness", n_trials, n_trials)
+        precision = None
+        for k, name in enumerate(names):
+            m = worst[name]
+            check = r["outputs"][k] if k < len(r["outputs"]) else {"output": name}
+            check.update({"trials": n_trials, "trials_passed": passed[name], "passed": passed[name] == n_trials,
+                          "zeros_pass": zeros[name], "count": m["count"], "out_of_tolerance": m["out_of_tolerance"],
+                          "out_of_tolerance_share": num(m["out_of_tolerance_share"]),
+                          "first_mismatch": m["first_mismatch"], "max_abs_error": num(m["max_abs_error"]),
+                          "rel_l2_error": num(m["rel_l2_error"]), "ref_rms": num(m["ref_rms"]),
+                          "max_error_over_ref_rms": num(m["max_error_over_ref_rms"]), "nan_count": m["nan_count"],
+                          "inf_count": m["inf_count"]})
+            if k >= len(r["outputs"]):
+                r["outputs"].append(check)
+            precision = precision or m["precision"]
+        r["precision"] = precision or "float32"
+        r["tolerance"] = {"atol": num(self.tol[0]), "rtol": num(self.tol[1])}
+        r["inputs"] = [input_checks[i] for i in sorted(input_checks)]
+
+    def coverage_runs(self, rid, ref, names, inputs, call_candidate, grid_rows, grid_cols, sp, r):
+        """Run 0 (unpoisoned) finds the outputs' width and size; run A and run B
+        start from sentinel-poisoned memory (the pool and whatever buffers run 0
+        returned); the scan combines them; A and B are compared for determinism."""
+        lib = self.lib
+        self.progress(rid, "coverage", 0, 2)
+        out0 = tensors_of(call_candidate(inputs, "ModelNew.forward"))
+        if not out0:
+            raise CandidateError("launch_error", "ModelNew.forward returned no tensor")
+        widths = {t.element_size() for t in out0}
+        eb = out0[0].element_size()
+        nbytes = max(t.numel() * t.element_size() for t in out0)
+        scannable = [t.element_size() in (2, 4, 8) and t.is_cuda for t in out0]
+
+        self.poison_pool(0, eb if eb in (2, 4, 8) else 4, nbytes, sp)
+        for t in out0:
+            if t.element_size() in (2, 4, 8) and t.is_cuda:
+                self.fill_tensor(t, 0, t.element_size())
+        torch.cuda.synchronize()
+        out_a = tensors_of(call_candidate(inputs, "ModelNew.forward"))
+        scanners = []
+        keep_a = []
+        for k, t in enumerate(out_a):
+            if k < len(scannable) and scannable[k] and t.element_size() in (2, 4, 8) and t.is_cuda:
+                sc = Scanner(lib)
+                src, ptr = self.scan_source(t, t.element_size())
+                sc.first(ctypes.c_void_p(ptr), list(t.shape), t.element_size(), grid_rows, grid_cols, sp)
+                torch.cuda.synchronize()
+                del src
+                scanners.append((k, sc))
+            keep_a.append(t.detach().clone())
+        self.progress(rid, "coverage", 1, 2)
+
+        self.poison_pool(1, eb if eb in (2, 4, 8) else 4, nbytes, sp)
+        for t in out_a + out0:
+            if t.element_size() in (2, 4, 8) and t.is_cuda:
+                self.fill_tensor(t, 1, t.element_size())
+        torch.cuda.synchronize()
+        del out0, out_a
+        out_b = tensors_of(call_candidate(inputs, "ModelNew.forward"))
+
+        coverage = []
+        for k, sc in scanners:
+            try:
+                if k >= len(out_b) or out_b[k].shape != keep_a[k].shape or out_b[k].dtype != keep_a[k].dtype:
+                    continue
+                t = out_b[k]
+                w = t.element_size()
+                src, ptr = self.scan_source(t, w)
+                sc.second(ctypes.c_void_p(ptr), sp)
+                cov, grid, first = sc.collect(grid_rows, grid_cols, 16, sp)
+                del src
+                coverage.append({"output": names[k] if k < len(names) else "output%d" % k,
+                                 "written_fraction": num(cov.written_fraction), "written_elements": cov.written,
+                                 "total_elements": cov.elements, "first_unwritten": first,
+                                 "grid": {"rows": cov.grid_rows, "cols": cov.grid_cols, "written_fraction": grid},
+                                 "sentinel_a": int(lib.sentinel(w, 0) & 0xffffffff),
+                                 "sentinel_b": int(lib.sentinel(w, 1) & 0xffffffff)})
+            finally:
+                sc.close()
+        r["coverage"] = coverage
+
+        # Determinism: runs A and B saw equal inputs; compare the elements both wrote.
+        for k, t in enumerate(out_b):
+            name = names[k] if k < len(names) else "output%d" % k
+            check = {"output": name}
+            if k < len(keep_a) and keep_a[k].shape == t.shape and keep_a[k].dtype == t.dtype:
+                w = t.element_size()
+                if w in (1, 2, 4, 8):
+                    iv = int_view_dtype(w)
+                    a = keep_a[k].reshape(-1).view(iv)
+                    b = t.detach().reshape(-1).view(iv)
+                    if w in (2, 4, 8):
+                        written = (a != signed(lib.sentinel(w, 0), w)) & (b != signed(lib.sentinel(w, 1), w))
+                    else:
+                        written = torch.ones_like(a, dtype=torch.bool)
+                    differ = int(((a != b) & written).sum().item())
+                    check["deterministic"] = differ == 0
+                    check["nondeterministic_elements"] = differ
+            r["outputs"].append(check)
+        del keep_a
+        self.progress(rid, "coverage", 2, 2)
+        if len(widths) > 1:
+            r["message"] = "outputs of mixed element widths: pool poisoned for the first output's width"
+        return out_b
+
+    def compare(self, out, ref):
+        ref_dtype = ref.dtype
+        precision = {torch.float16: "float16", torch.bfloat16: "bfloat16"}.get(ref_dtype, "float32")
+        self.tol = self.lib.tolerance(self.tol_policy[0], precision, self.tol_policy[1], self.tol_policy[2])
+        atol, rtol = self.tol
+        ref_h = ref.detach().float().reshape(-1).cpu().contiguous()
+        if out is None or tuple(out.shape) != tuple(ref.shape):
+            # KernelBench fails a shape mismatch; the metrics then say nothing beyond that.
+            n = ref_h.numel()
+            zp = self.lib.lib.kwb_bridge_zeros_pass(ctypes.c_void_p(ref_h.data_ptr()), n, atol, rtol)
+            return {"count": n, "allclose": False, "zeros_pass": zp == 1, "out_of_tolerance": n,
+                    "out_of_tolerance_share": 1.0, "first_mismatch": 0, "max_abs_error": float("inf"),
+                    "rel_l2_error": float("inf"), "ref_rms": 0.0, "max_error_over_ref_rms": float("inf"),
+                    "nan_count": 0, "inf_count": 0, "precision": precision}
+        out_h = out.detach().float().reshape(-1).cpu().contiguous()
+        m = self.lib.compare(ctypes.c_void_p(out_h.data_ptr()), ctypes.c_void_p(ref_h.data_ptr()), ref_h.numel(),
+                             atol, rtol)
+        return {"count": m.count, "allclose": bool(m.allclose), "zeros_pass": bool(m.zeros_pass),
+                "out_of_tolerance": m.out_of_tolerance, "out_of_tolerance_share": m.out_of_tolerance_share,
+                "first_mismatch": m.first_mismatch, "max_abs_error": m.max_abs_error,
+                "rel_l2_error": m.rel_l2_error, "ref_rms": m.ref_rms,
+                "max_error_over_ref_rms": m.max_error_over_ref_rms, "nan_count": m.nan_count,
+                "inf_count": m.inf_count, "precision": precision}
+
+    # -- timing
+
+    def measure(self, fn, trials, warmup, l2_flush, use_cupti, what):
+        """CUDA-event times of `fn` over `trials` runs after `warmup`, with an L2
+        flush (a write of a buffer larger than L2) before each; then a CUPTI
+        window of the same calls."""
+        try:
+            for _ in range(warmup):
+                fn()
+            torch.cuda.synchronize()
+            samples = []
+            if trials > 0:
+                l2 = int((self.device or {}).get("l2_bytes", 0)) or 64 << 20
+                flush = torch.empty(max(2 * l2, 64 << 20) // 4, dtype=torch.int32, device="cuda") if l2_flush else None
+                starts = [torch.cuda.Event(enable_timing=True) for _ in range(trials)]
+                ends = [torch.cuda.Event(enable_timing=True) for _ in range(trials)]
+                for i in range(trials):
+                    if flush is not None:
+                        flush.fill_(i)
+                    starts[i].record()
+                    fn()
+                    ends[i].record()
+                torch.cuda.synchronize()
+                samples = [s.elapsed_time(e) for s, e in zip(starts, ends)]
+                del flush
+            self.timed_ms += sum(samples)
+            stats = timing_stats(samples)
+            cupti = self.cupti_window(fn, min(max(trials, 1), 20)) if use_cupti else {
+                "available": False, "note": "CUPTI not requested"}
+            return stats, cupti
+        except CandidateError:
+            raise
+        except Exception as exc:
+            if what:
+                raise classify(exc, what + ".forward (timing)")
+            raise
+
+    def cupti_window(self, fn, calls):
+        """Every kernel, memcpy and memset on every stream while `fn` runs
+        `calls` times, from torch.profiler (Kineto, which uses CUPTI). A spin
+        kernel launched first marks the timed stream."""
+        try:
+            from torch.profiler import ProfilerActivity, profile
+        except Exception as exc:
+            return {"available": False, "note": "torch.profiler unavailable: %s" % exc}
+        path = None
+        try:
+            torch.cuda.synchronize()
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                torch.cuda._sleep(1000)
+                for _ in range(calls):
+                    fn()
+                torch.cuda.synchronize()
+            fd, path = tempfile.mkstemp(suffix=".json", prefix="kwb_kineto_")
+            os.close(fd)
+            prof.export_chrome_trace(path)
+            with open(path, "r", encoding="utf-8", errors="replace") as f:
+                trace = json.load(f)
+        except Exception as exc:
+            return {"available": False, "note": "CUPTI window failed: %s" % exc}
+        finally:
+            if path:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+        events = trace.get("traceEvents", []) if isinstance(trace, dict) else trace
+        kernels = [e for e in events if e.get("cat") == "kernel"]
+        marker = next((e for e in kernels if "spin_kernel" in e.get("name", "")), None)
+        timed = int(marker["args"].get("stream", 0)) if marker else (
+            int(kernels[0]["args"].get("stream", 0)) if kernels else 0)
+        agg = {}
+        total = other = 0
+        kernel_ms = other_ms = 0.0
+        streams = set()
+        for e in kernels:
+            if e is marker:
+                continue
+            stream = int(e.get("args", {}).get("stream", 0))
+            dur_ms = float(e.get("dur", 0.0)) / 1e3
+            streams.add(stream)
+            total += 1
+            if stream == timed:
+                kernel_ms += dur_ms
+            else:
+                other += 1
+                other_ms += dur_ms
+            key = (e.get("name", ""), stream)
+            a = agg.setdefault(key, {"name": key[0], "stream_id": stream, "count": 0, "total_ms": 0.0,
+                                     "library": bool(LIBRARY_KERNEL.search(key[0]))})
+            a["count"] += 1
+            a["total_ms"] += dur_ms
+        memcpy = sum(1 for e in events if e.get("cat") == "gpu_memcpy")
+        memset = sum(1 for e in events if e.get("cat") == "gpu_memset")
+        out = {"available": True, "note": "torch.profiler (Kineto/CUPTI) over %d calls after the timed trials" % calls,
+               "timed_stream_id": timed, "kernel_count": total, "timed_stream_kernels": total - other,
+               "other_stream_kernels": other, "kernel_ms": num(kernel_ms), "other_stream_ms": num(other_ms),
+               "memcpy_count": memcpy, "memset_count": memset, "streams": sorted(streams),
+               "kernels": [dict(a, total_ms=num(a["total_ms"])) for a in
+                           sorted(agg.values(), key=lambda a: -a["total_ms"])]}
+        if marker is None:
+            out["note"] += "; no marker kernel seen: the first kernel's stream is taken as the timed stream"
+        return out
+
+
+def serve(bridge):
+    """Reads requests until shutdown or end of input; returns the exit status."""
+    for raw in sys.stdin.buffer:
+        line = raw.decode("utf-8", "replace").strip()
+        if not line:
+            continue
+        try:
+            msg = json.loads(line)
+        except ValueError as exc:
+            bridge.send({"protocol": PROTOCOL, "type": "error", "id": "", "message": "not JSON: %s" % exc})
+            continue
+        if not isinstance(msg, dict):
+            bridge.send({"protocol": PROTOCOL, "type": "error", "id": "", "message": "a request must be an object"})
+            continue
+        rid = msg.get("id", "") if isinstance(msg.get("id", ""), str) else ""
+        if msg.get("protocol") != PROTOCOL:
+            bridge.send({"protocol": PROTOCOL, "type": "error", "id": rid,
+                         "message": "protocol version mismatch: peer speaks \"%s\", this bridge speaks \"%s\"" % (
+                             msg.get("protocol"), PROTOCOL)})
+            continue
+        kind = msg.get("type")
+        if kind == "hello":
+            bridge.send(bridge.capabilities(rid))
+        elif kind == "shutdown":
+            break
+        elif kind == "rerun":
+            result = bridge.rerun(msg)
+            bridge.send(result)
+            if result.get("fatal"):
+                return EXIT_FATAL
+        else:
+            bridge.send({"protocol": PROTOCOL, "type": "error", "id": rid,
+                         "message": "the bridge only serves hello, rerun and shutdown"})
+    return 0 if bridge.usable else EXIT_UNUSABLE
+
+
+def main(argv):
+    # The protocol keeps a private copy of stdout; fd 1 (and print, and the
+    # compilers load_inline runs) go to stderr so they cannot corrupt it.
+    proto_fd = os.dup(1)
+    os.dup2(2, 1)
+    out = os.fdopen(proto_fd, "w", encoding="utf-8", buffering=1)
+    bridge = Bridge(out)
+    if "--check" in argv[1:]:
+        bridge.send(bridge.capabilities("check"))
+        return 0 if bridge.usable else EXIT_UNUSABLE
+    return serve(bridge)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
