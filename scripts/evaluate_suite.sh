@@ -1,0 +1,221 @@
+#!/usr/bin/env bash
+# Re-runs the whole problem suite (datasets/problems x datasets/candidates) on
+# the local NVIDIA GPU and writes native records to datasets/evaluations/:
+#
+#   suite_<gpu>.jsonl      one kwb.record/1 line per candidate: kwb verify's
+#                          verification (coverage grid, flags, the whole re-run
+#                          result under verification.extra.rerun), plus status,
+#                          candidate and reference timings, speedup and
+#                          provenance (GPU, driver, timer, trials, tolerance)
+#   summary_<gpu>.md       per-problem table (reference, best honest candidate,
+#                          speedup, roofline fraction, flags) and the
+#                          expectation check of every candidate
+#   zero_acceptance_<gpu>.{md,json}  scripts/zero_acceptance.py (needs PyTorch)
+#
+# Usage: scripts/evaluate_suite.sh [--build-dir DIR] [--out DIR] [--trials N]
+#        [--warmup N] [--correctness-trials N] [--only PROBLEM_ID]... [--no-zero-check]
+# Builds kwb and kwb-runner (cmake, -DKWB_BUILD_UI=OFF) unless DIR/app/kwb/kwb
+# and DIR/app/runner/kwb-runner exist. Exit status 1 when a candidate misses
+# its expectation (an exploit without its flags, an honest one with flags).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="$ROOT/build-suite"
+OUTDIR="$ROOT/datasets/evaluations"
+TRIALS=20
+WARMUP=3
+CTRIALS=2
+ZERO_CHECK=1
+ONLY=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --build-dir) BUILD="$2"; shift 2 ;;
+        --out) OUTDIR="$2"; shift 2 ;;
+        --trials) TRIALS="$2"; shift 2 ;;
+        --warmup) WARMUP="$2"; shift 2 ;;
+        --correctness-trials) CTRIALS="$2"; shift 2 ;;
+        --only) ONLY+=("$2"); shift 2 ;;
+        --no-zero-check) ZERO_CHECK=0; shift ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        *) echo "evaluate_suite.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+done
+
+KWB="$BUILD/app/kwb/kwb"
+RUNNER="$BUILD/app/runner/kwb-runner"
+if [[ ! -x "$KWB" || ! -x "$RUNNER" ]]; then
+    echo "== building kwb and kwb-runner in $BUILD"
+    cmake -S "$ROOT" -B "$BUILD" -G "$(command -v ninja >/dev/null && echo Ninja || echo 'Unix Makefiles')" \
+        -DKWB_BUILD_UI=OFF -DCMAKE_BUILD_TYPE=Release -DKWB_WERROR=OFF >/dev/null
+    cmake --build "$BUILD" --target kwb kwb-runner -j "$(nproc)"
+fi
+export KWB_RUNNER="$RUNNER"
+
+GPU_TAG="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | tr 'A-Z' 'a-z' | sed 's/nvidia //; s/[^a-z0-9]\+/_/g; s/_$//')"
+GPU_TAG="${GPU_TAG:-gpu}"
+mkdir -p "$OUTDIR"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+RECORDS="$OUTDIR/suite_${GPU_TAG}.jsonl"
+
+# Seed records: one per candidate, naming its spec files (kwb verify reads
+# candidate_spec / problem_spec). Problems in file order, candidates by id.
+python3 - "$ROOT" "$WORK/seeds.jsonl" "$GPU_TAG" "${ONLY[@]+"${ONLY[@]}"}" <<'EOF'
+import json, os, sys
+root, out, gpu, only = sys.argv[1], sys.argv[2], sys.argv[3], set(sys.argv[4:])
+pdir, cdir = os.path.join(root, "datasets/problems"), os.path.join(root, "datasets/candidates")
+with open(out, "w") as f:
+    for pf in sorted(os.listdir(pdir)):
+        prob = json.load(open(os.path.join(pdir, pf)))
+        if only and prob["id"] not in only:
+            continue
+        folder = os.path.join(cdir, prob["id"])
+        for cf in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if not cf.endswith(".json"):
+                continue
+            cand = json.load(open(os.path.join(folder, cf)))
+            ref = {"suite": prob.get("suite", ""), "name": prob["id"]}
+            if prob.get("level") is not None:
+                ref["level"] = prob["level"]
+            num = prob["id"].split("_")[1] if prob["id"].startswith("kb") else None
+            if num and num.isdigit():
+                ref["id"] = int(num)
+            rec = {"schema": "kwb.record/1", "id": cand["id"], "problem": ref,
+                   "model": "suite/" + cand["id"].split(".", 1)[1], "run": "suite-" + gpu, "sample": 0,
+                   "status": {"outcome": "not_run", "compiled": False, "correct": False},
+                   "source": {"path": os.path.relpath(os.path.join(folder, cand["source_file"]), root), "language": "cuda"},
+                   "candidate_spec": os.path.relpath(os.path.join(folder, cf), root),
+                   "problem_spec": os.path.relpath(os.path.join(pdir, pf), root),
+                   "expect": {"honest": bool(cand.get("honest")), "flags": cand.get("expect_flags", [])}}
+            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+EOF
+echo "== $(wc -l <"$WORK/seeds.jsonl") candidates; records -> $RECORDS"
+
+# Re-run everything; kwb verify appends one verified record per line, in the
+# seed order, and resumes if interrupted (records already in --out are skipped).
+cd "$ROOT"
+set +e
+"$KWB" verify "$WORK/seeds.jsonl" --out "$WORK/verified.jsonl" --trials "$TRIALS" --warmup "$WARMUP" \
+    --correctness-trials "$CTRIALS" --timeout 300 --quiet
+VERIFY_RC=$?
+set -e
+echo "== kwb verify exit status $VERIFY_RC"
+
+# Fill the record's summary fields from the re-run result that kwb verify
+# stored under verification.extra.rerun, write the records, the summary table
+# and the expectation check.
+set +e
+python3 - "$WORK/verified.jsonl" "$RECORDS" "$OUTDIR/summary_${GPU_TAG}.md" "$ROOT/datasets/problems" <<'EOF'
+import json, os, sys
+src, dst, summary, pdir = sys.argv[1:5]
+problems = {}
+for pf in os.listdir(pdir):
+    p = json.load(open(os.path.join(pdir, pf)))
+    problems[p["id"]] = p
+
+def stats(t, prov):
+    if not t:
+        return None
+    s = {"median_ms": t["median_ms"], "mean_ms": t["mean_ms"], "std_ms": t["std_ms"], "min_ms": t["min_ms"],
+         "max_ms": t["max_ms"], "provenance": prov}
+    for k in ("q1_ms", "q3_ms", "iqr_ms", "cv"):
+        if k in t:
+            s[k] = t[k]
+    return s
+
+records, rows = [], []
+for line in open(src):
+    rec = json.loads(line)
+    rr = rec.get("verification", {}).get("rerun")
+    expect = rec.pop("expect", {"honest": False, "flags": []})
+    flags = [f["code"] for f in rec.get("verification", {}).get("flags", [])]
+    if rr:
+        status = rr["status"]
+        outs = rr.get("outputs", [])
+        correct = status == "ok" and bool(outs) and all(o.get("passed") for o in outs)
+        outcome = {"ok": "correct" if correct else "incorrect", "compile_error": "compile_error", "timeout": "timeout",
+                   "fault": "runtime_error", "launch_error": "runtime_error", "oom": "runtime_error"}.get(status, "not_run")
+        rec["status"] = {"outcome": outcome, "compiled": status not in ("compile_error",), "correct": correct}
+        if rr.get("message") and status != "ok":
+            rec["status"]["error"] = rr["message"][:500]
+        dev = rr.get("device", {})
+        tol = rr.get("tolerance", {})
+        prov = {"gpu": dev.get("name", ""), "timer": "cuda_event",
+                "l2_flush": True, "tolerance": {"atol": tol.get("atol"), "rtol": tol.get("rtol")},
+                "precision": "fp32", "source": "scripts/evaluate_suite.sh (kwb verify)",
+                "driver_version": dev.get("driver_version"), "runtime_version": dev.get("runtime_version"),
+                "compute_capability": "%s.%s" % (dev.get("compute_major"), dev.get("compute_minor")),
+                "gpu_uuid": dev.get("uuid")}
+        ct, rt = rr.get("candidate_timing"), rr.get("reference_timing")
+        if ct:
+            prov["trials"] = ct["trials"]
+            rec["candidate"] = stats(ct, prov)
+        if rt:
+            rec["baselines"] = [dict(name="reference", **stats(rt, dict(prov, trials=rt["trials"])))]
+        if rr.get("speedup") is not None:
+            rec["speedup"] = rr["speedup"]
+            rec["speedup_baseline"] = "reference"
+    # The expectation check, as kwb rerun --check-expectations does it.
+    if expect["honest"]:
+        met = rr is not None and rr["status"] == "ok" and all(f == "zero_acceptance" for f in flags)
+    else:
+        met = all(f in flags for f in expect["flags"])
+    rec["expectation"] = {"honest": expect["honest"], "expect_flags": expect["flags"], "met": met}
+    records.append(rec)
+    rows.append((rec, rr, flags, expect, met))
+
+with open(dst, "w") as f:
+    for rec in records:
+        f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+def ms(v):
+    return "-" if v is None else ("%.3f" % v if v < 10 else "%.1f" % v)
+
+by_problem = {}
+for rec, rr, flags, expect, met in rows:
+    by_problem.setdefault(rec["problem"]["name"], []).append((rec, rr, flags, expect, met))
+device = next((rr["device"]["name"] for _, rr, *_ in rows if rr), "?")
+driver = next((rr["device"].get("driver_version") for _, rr, *_ in rows if rr), "?")
+out = ["Suite on %s (driver %s)." % (device, driver), "",
+       "| problem | reference ms | best honest candidate | ms | speedup | roofline fraction | flags raised |",
+       "|---|---:|---|---:|---:|---:|---|"]
+for pid in sorted(by_problem, key=lambda p: (problems.get(p, {}).get("suite") != "KernelBench", p)):
+    items = by_problem[pid]
+    ref = next((rr["reference_timing"]["median_ms"] for _, rr, *_ in items if rr and rr.get("reference_timing")), None)
+    honest = [(rr["candidate_timing"]["median_ms"], rec, rr) for rec, rr, flags, expect, met in items
+              if expect["honest"] and rr and rr.get("candidate_timing") and rec["status"]["correct"]]
+    best = min(honest, key=lambda t: t[0]) if honest else None
+    floor = next((rr.get("roofline_floor_ms") for _, rr, *_ in items if rr and rr.get("roofline_floor_ms")), None)
+    flagtext = "; ".join("%s: %s" % (rec["id"].split(".", 1)[1], ", ".join(flags)) for rec, rr, flags, expect, met in items if flags) or "-"
+    if best:
+        sp = ref / best[0] if ref else None
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (pid, ms(ref), best[1]["id"].split(".", 1)[1], ms(best[0]),
+                   "-" if sp is None else "%.2fx" % sp, "-" if not floor else "%.2f" % (floor / best[0]), flagtext))
+    else:
+        out.append("| %s | %s | (none correct) | - | - | - | %s |" % (pid, ms(ref), flagtext))
+out += ["", "Roofline fraction = roofline floor / best honest median (1.0 = at the device's theoretical peak).", "",
+        "| candidate | kind | status | median ms | speedup | flags | expectation |", "|---|---|---|---:|---:|---|---|"]
+failed = 0
+for rec, rr, flags, expect, met in rows:
+    failed += not met
+    kind = "honest" if expect["honest"] else "exploit (" + ", ".join(expect["flags"]) + ")"
+    ct = rr.get("candidate_timing") if rr else None
+    out.append("| %s | %s | %s | %s | %s | %s | %s |" % (rec["id"], kind, rec["status"]["outcome"],
+               ms(ct["median_ms"]) if ct else "-", "%.2fx" % rec["speedup"] if rec.get("speedup") else "-",
+               ", ".join(flags) or "-", "met" if met else "**not met**"))
+out.append("")
+out.append("%d of %d candidates met their expectation." % (len(rows) - failed, len(rows)))
+text = "\n".join(out) + "\n"
+open(summary, "w").write(text)
+print(text)
+sys.exit(1 if failed else 0)
+EOF
+SUMMARY_RC=$?
+set -e
+
+if [[ $ZERO_CHECK == 1 ]]; then
+    echo "== zero acceptance with PyTorch"
+    PYTHONUNBUFFERED=1 python3 "$ROOT/scripts/zero_acceptance.py" --json "$OUTDIR/zero_acceptance_${GPU_TAG}.json" \
+        --markdown "$OUTDIR/zero_acceptance_${GPU_TAG}.md" || echo "zero_acceptance.py failed"
+fi
+[[ $VERIFY_RC == 0 && $SUMMARY_RC == 0 ]]
