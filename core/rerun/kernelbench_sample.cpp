@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "base/mapped_file.h"
-#include "records/record_loader.h"
 
 namespace kwb {
 
@@ -226,41 +225,6 @@ Result<RerunRequest> kernelBenchRequestFromRecord(const EvalRecord& record, cons
     auto req = kernelBenchRequest(problem, record.id, record.source.code, options.rerun, record.id);
     if (req && !record.model.empty()) req->candidate.name = record.model + " " + record.id;
     return req;
-}
-
-Result<std::pair<std::string, std::string>> splitRecordReference(std::string_view reference)
-{
-    const auto hash = reference.rfind('#');
-    if (hash == std::string_view::npos || hash == 0 || hash + 1 == reference.size())
-        return Status(ErrorCode::InvalidArgument, "record reference '" + std::string(reference) + "' is not FILE#ID");
-    return std::make_pair(std::string(reference.substr(0, hash)), std::string(reference.substr(hash + 1)));
-}
-
-Result<EvalRecord> findRecordByReference(std::string_view reference)
-{
-    KWB_ASSIGN_OR_RETURN(auto parts, splitRecordReference(reference));
-    const auto& [file, id] = parts;
-    std::error_code ec;
-    if (!fs::exists(file, ec)) return Status(ErrorCode::NotFound, "record file not found", SourcePosition{file});
-    RecordSet set = loadRecordFiles({file});
-    for (const auto& report : set.files)
-        if (!report.fatal.isOk()) return report.fatal;
-    const EvalRecord* suffixMatch = nullptr;
-    int suffixMatches = 0;
-    const std::string suffix = "/" + id;
-    for (const auto& r : set.records) {
-        if (r.id == id) return r;
-        if (r.id.size() > suffix.size() && r.id.compare(r.id.size() - suffix.size(), suffix.size(), suffix) == 0) {
-            suffixMatch = &r;
-            ++suffixMatches;
-        }
-    }
-    if (suffixMatches == 1) return *suffixMatch;
-    if (suffixMatches > 1)
-        return Status(ErrorCode::InvalidArgument, "record id '" + id + "' is ambiguous: " + std::to_string(suffixMatches)
-            + " records end in '" + suffix + "'", SourcePosition{file});
-    return Status(ErrorCode::NotFound, "no record with id '" + id + "' among " + std::to_string(set.records.size())
-        + " records", SourcePosition{file});
 }
 
 Result<TorchBridgeCommand> findTorchBridge()

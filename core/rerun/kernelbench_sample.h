@@ -77,13 +77,6 @@ Result<KernelBenchProblemFile> problemForRecord(const EvalRecord& record, const 
 // Request for a record that isKernelBenchSample(). Reads files.
 Result<RerunRequest> kernelBenchRequestFromRecord(const EvalRecord& record, const KernelBenchSampleOptions& options);
 
-// "FILE#ID" -> (FILE, ID); InvalidArgument without '#' or with an empty part.
-Result<std::pair<std::string, std::string>> splitRecordReference(std::string_view reference);
-// Loads FILE (any record format loadRecordFiles knows) and returns the record
-// whose id is ID, or the only record whose id ends in "/ID" (leaderboard ids
-// are "leaderboard/<file hash>"). Reads files.
-Result<EvalRecord> findRecordByReference(std::string_view reference);
-
 // How to start the bridge: an interpreter and the script.
 struct TorchBridgeCommand {
     std::string python; // absolute path of python3
