@@ -1,0 +1,170 @@
+// kwb rerun: re-run candidates of a problem on the local GPU, in an isolated
+// kwb-runner process, and print what a reviewer of a suspicious speedup asks.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "arg_parser.h"
+#include "commands.h"
+#include "rerun/rerun_session.h"
+#include "rerun_cli.h"
+
+namespace kwb::cli {
+
+int runRerun(const Args& args)
+{
+    ArgParser p("rerun", "kwb rerun PROBLEM [CANDIDATE...] [--format table|json] [options]",
+        "Re-runs candidate kernels of a problem on the local NVIDIA GPU, each in an isolated\n"
+        "kwb-runner process, and reports per candidate: correctness on fresh inputs\n"
+        "(KernelBench's allclose plus scale-invariant errors), coverage of the outputs\n"
+        "(sentinel fills), whether all zeros would pass, timing against the reference\n"
+        "(CUDA events, L2 flush, CUPTI on every stream), and flags with reasons. A\n"
+        "candidate that faults, hangs or runs out of memory becomes a result with that\n"
+        "reason; the next one gets a fresh runner.");
+    p.positional("PROBLEM", "problem spec file, or a problem id looked up in --problems folders");
+    p.positional("CANDIDATE...", "candidate spec files or ids; none: every candidate of the problem found "
+                                 "in the --candidates folders");
+    p.option("format", "table|json", "output format", "table");
+    p.repeatedOption("problems", "DIR", "where to look up a problem id (default: the dataset's problems/)");
+    p.repeatedOption("candidates", "DIR", "where to find candidates (default: the candidates/ folder beside the "
+                                          "problem spec's folder, and the dataset's candidates/)");
+    p.flag("check-expectations", "exit 1 unless every exploit fixture raises its expected flags and no honest "
+                                 "candidate raises any (zero_acceptance aside)");
+    addRerunOptions(p);
+    p.epilog("Exit status: 0 when every candidate was re-run (flags do not change it), 1 on\n"
+             "errors, on a machine without a usable GPU, or with --check-expectations when\n"
+             "an expectation is not met; 3 when this build has no GPU support.");
+    if (!p.parse(args)) return finishParse(p);
+    if (p.positionals().empty()) {
+        std::fprintf(stderr, "kwb rerun: no problem given\n\n%s", p.help().c_str());
+        return kExitUsage;
+    }
+    const std::string format = *p.value("format");
+    if (format != "table" && format != "json") {
+        std::fprintf(stderr, "kwb rerun: unknown format '%s' (table or json)\n", format.c_str());
+        return kExitUsage;
+    }
+    RerunOptions options;
+    FlagThresholds thresholds;
+    if (!readRerunOptions(p, "rerun", options, thresholds)) return kExitUsage;
+    if (auto code = gpuBuildCheck("rerun")) return *code;
+
+    // Specs first: errors in them are the user's to fix before any GPU work.
+    auto problemDirs = p.values("problems");
+    if (problemDirs.empty()) problemDirs = defaultProblemDirs();
+    auto problem = findProblem(p.positionals().front(), problemDirs);
+    if (!problem) {
+        std::fprintf(stderr, "kwb rerun: %s\n", problem.status().toString().c_str());
+        return kExitErrors;
+    }
+    auto candidateDirs = p.values("candidates");
+    if (candidateDirs.empty()) candidateDirs = defaultCandidateDirs(*problem);
+    std::vector<CandidateSpec> candidates;
+    bool specErrors = false;
+    const std::vector<std::string> wanted(p.positionals().begin() + 1, p.positionals().end());
+    CandidateScan scan;
+    const bool needScan = wanted.empty()
+        || std::any_of(wanted.begin(), wanted.end(), [](const std::string& w) { return !std::filesystem::exists(w); });
+    if (needScan)
+        for (const auto& dir : candidateDirs) {
+            auto s = findCandidates(dir, wanted.empty() ? std::string_view(problem->id) : std::string_view());
+            scan.candidates.insert(scan.candidates.end(), s.candidates.begin(), s.candidates.end());
+            scan.errors.insert(scan.errors.end(), s.errors.begin(), s.errors.end());
+        }
+    if (wanted.empty()) {
+        for (const auto& e : scan.errors) std::fprintf(stderr, "kwb rerun: warning: %s\n", e.toString().c_str());
+        candidates = scan.candidates;
+        if (candidates.empty()) {
+            std::string dirs;
+            for (const auto& d : candidateDirs) dirs += (dirs.empty() ? "" : ", ") + d;
+            std::fprintf(stderr, "kwb rerun: no candidates of problem '%s' (looked in: %s)\n", problem->id.c_str(),
+                dirs.empty() ? "nothing" : dirs.c_str());
+            return kExitErrors;
+        }
+    }
+    for (const auto& w : wanted) {
+        if (std::filesystem::exists(w)) {
+            auto c = loadCandidateSpec(w);
+            if (!c) {
+                std::fprintf(stderr, "kwb rerun: %s\n", c.status().toString().c_str());
+                specErrors = true;
+                continue;
+            }
+            candidates.push_back(std::move(*c));
+            continue;
+        }
+        auto it = std::find_if(scan.candidates.begin(), scan.candidates.end(),
+            [&](const CandidateSpec& c) { return c.id == w && (c.problem == problem->id || c.problem.empty()); });
+        if (it == scan.candidates.end()) {
+            std::fprintf(stderr, "kwb rerun: no candidate file or id '%s' for problem '%s'\n", w.c_str(), problem->id.c_str());
+            specErrors = true;
+            continue;
+        }
+        candidates.push_back(*it);
+    }
+    if (specErrors) return kExitErrors;
+    std::vector<std::pair<RerunRequest, const CandidateSpec*>> requests;
+    for (const auto& c : candidates) {
+        auto req = makeRerunRequest(*problem, c, options, c.id);
+        if (!req) {
+            std::fprintf(stderr, "kwb rerun: %s: %s\n", c.specPath.empty() ? c.id.c_str() : c.specPath.c_str(),
+                req.status().toString().c_str());
+            specErrors = true;
+            continue;
+        }
+        requests.emplace_back(std::move(*req), &c);
+    }
+    if (specErrors) return kExitErrors;
+
+    int exitCode = kExitOk;
+    auto runnerOpts = runnerOptions(p, "rerun", exitCode);
+    if (!runnerOpts) return exitCode;
+    ProcessClient client(*runnerOpts);
+    Capabilities caps;
+    if (!checkDevice(client, "rerun", exitCode, caps)) return exitCode;
+
+    const CancelFlag* interrupted = installInterruptFlag();
+    StderrProgress progress("rerun", !p.isSet("quiet"));
+    std::vector<RerunOutcome> outcomes;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        TaskContext ctx;
+        ctx.cancel = interrupted;
+        ctx.progress = progress.forItem(i, requests.size(), requests[i].first.candidate.id);
+        RerunOutcome o = runRerun(client, requests[i].first, *requests[i].second, thresholds, ctx);
+        if (o.error.code() == ErrorCode::Cancelled || interrupted->isCancelled()) {
+            std::fprintf(stderr, "kwb rerun: interrupted\n");
+            return 130;
+        }
+        outcomes.push_back(std::move(o));
+    }
+
+    bool errors = false;
+    bool unmet = false;
+    for (const auto& o : outcomes) {
+        errors = errors || !o.result;
+        unmet = unmet || (o.expectation.checked && !o.expectation.met);
+    }
+    const bool check = p.isSet("check-expectations");
+    if (format == "json") {
+        nlohmann::json j;
+        j["problem_id"] = problem->id;
+        if (!problem->specPath.empty()) j["problem_spec"] = problem->specPath;
+        j["device"] = deviceInfoToJson(caps.device);
+        j["runner"] = runnerOpts->runnerPath;
+        j["runner_restarts"] = client.restarts();
+        j["outcomes"] = nlohmann::json::array();
+        for (const auto& o : outcomes) j["outcomes"].push_back(rerunOutcomeJson(o));
+        if (check) j["expectations_met"] = !unmet;
+        std::fputs((j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
+    } else {
+        std::printf("problem %s on %s\n\n", problem->id.c_str(), caps.device.name.c_str());
+        std::fputs(rerunOutcomesTable(outcomes, check).c_str(), stdout);
+        if (client.restarts() > 0) std::printf("\nkwb-runner was restarted %d time(s)\n", client.restarts());
+        if (check) std::printf("\nexpectations: %s\n", unmet ? "NOT MET" : "all met");
+    }
+    if (errors) return kExitErrors;
+    if (check && unmet) return kExitErrors;
+    return kExitOk;
+}
+
+} // namespace kwb::cli

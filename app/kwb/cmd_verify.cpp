@@ -1,0 +1,254 @@
+// kwb verify: re-run evaluation records whose kernels have candidate specs and
+// write them back as native records with the verification fields filled in.
+// Appends one line per record as it goes, so an interrupted run resumes where
+// it stopped: records already in --out are skipped.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "arg_parser.h"
+#include "base/mapped_file.h"
+#include "commands.h"
+#include "records/native_reader.h"
+#include "records/native_writer.h"
+#include "records/record_loader.h"
+#include "rerun/rerun_session.h"
+#include "rerun_cli.h"
+
+namespace kwb::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where a record's specs are: the top-level fields "candidate_spec" /
+// "problem_spec" (paths), else source.path when it names a candidate spec.
+std::optional<std::string> rawString(const EvalRecord& r, const char* key)
+{
+    const RawField* f = findRaw(r.extra, key);
+    if (!f) return std::nullopt;
+    try {
+        auto j = nlohmann::json::parse(f->json);
+        if (j.is_string()) return j.get<std::string>();
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+std::string resolvePath(const std::string& path, const std::string& recordFile)
+{
+    std::error_code ec;
+    if (fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
+    const fs::path besideRecords = fs::path(recordFile).parent_path() / path;
+    if (fs::exists(besideRecords, ec)) return besideRecords.string();
+    return path;
+}
+
+struct Job {
+    EvalRecord record;
+    std::string recordFile;
+    std::optional<CandidateSpec> candidate;
+    std::optional<ProblemSpec> problem;
+    std::string whyNot; // why the record cannot be re-run
+};
+
+void planJob(Job& job, const std::vector<std::string>& problemDirs)
+{
+    std::string candidatePath;
+    if (auto c = rawString(job.record, "candidate_spec")) candidatePath = *c;
+    else if (job.record.source.path.size() > 5 && job.record.source.path.ends_with(".json")) candidatePath = job.record.source.path;
+    if (candidatePath.empty()) {
+        job.whyNot = "the record names no candidate spec (source.path or candidate_spec)";
+        return;
+    }
+    auto candidate = loadCandidateSpec(resolvePath(candidatePath, job.recordFile));
+    if (!candidate) {
+        job.whyNot = candidate.status().toString();
+        return;
+    }
+    Result<ProblemSpec> problem = Status(ErrorCode::NotFound, "");
+    if (auto pp = rawString(job.record, "problem_spec")) {
+        problem = loadProblemSpec(resolvePath(*pp, job.recordFile));
+    } else {
+        std::vector<std::string> dirs = problemDirs;
+        const fs::path cdir = fs::path(candidate->specPath).parent_path();
+        for (const auto& d : {cdir.parent_path().parent_path() / "problems", cdir.parent_path() / "problems"}) {
+            std::error_code ec;
+            if (fs::is_directory(d, ec)) dirs.push_back(d.string());
+        }
+        problem = findProblem(candidate->problem, dirs);
+    }
+    if (!problem) {
+        job.whyNot = problem.status().toString();
+        return;
+    }
+    job.candidate = std::move(*candidate);
+    job.problem = std::move(*problem);
+}
+
+// Cuts a trailing partial line (an interrupted write) and returns the ids present.
+Result<std::set<std::string>> resumeState(const std::string& out)
+{
+    std::set<std::string> ids;
+    std::error_code ec;
+    if (!fs::exists(out, ec)) return ids;
+    KWB_ASSIGN_OR_RETURN(std::string text, readFileContents(out));
+    if (!text.empty() && text.back() != '\n') {
+        const auto cut = text.rfind('\n');
+        text.resize(cut == std::string::npos ? 0 : cut + 1);
+        fs::resize_file(out, text.size(), ec);
+        if (ec) return Status(ErrorCode::IoError, "cannot cut the partial last line: " + ec.message(), SourcePosition{out});
+    }
+    const RecordSet done = parseNativeRecords(text, out);
+    for (const auto& r : done.records) ids.insert(r.id);
+    return ids;
+}
+
+} // namespace
+
+int runVerify(const Args& args)
+{
+    ArgParser p("verify", "kwb verify RECORDS... --out FILE [options]",
+        "Re-runs evaluation records on the local GPU and writes them as native records\n"
+        "(kwb.record/1) with the verification fields filled: coverage of the outputs with\n"
+        "its grid, flags with reasons, and the whole re-run result under\n"
+        "verification.rerun. A record is re-run when it names a candidate spec (its\n"
+        "top-level \"candidate_spec\" field, or source.path ending in .json); its problem\n"
+        "spec comes from \"problem_spec\", else by the candidate's problem id from --problems\n"
+        "folders and the problems/ folder beside the candidates. Other records are written\n"
+        "with a not_run flag. Lines are appended as records finish; run the same command\n"
+        "again after an interruption and records already in FILE are skipped.");
+    p.positional("RECORDS...", "record files or folders (any format kwb summary reads)");
+    p.option("out", "FILE", "native JSONL file to append verified records to (required)");
+    p.repeatedOption("problems", "DIR", "where to look up problem ids (default: the dataset's problems/)");
+    addRerunOptions(p);
+    p.epilog("Exit status: 0 when every record was handled, 1 on errors (unreadable input,\n"
+             "executor failures, no usable GPU), 3 when this build has no GPU support,\n"
+             "130 when interrupted (run again to resume).");
+    if (!p.parse(args)) return finishParse(p);
+    if (p.positionals().empty() || !p.value("out")) {
+        std::fprintf(stderr, "kwb verify: %s\n\n%s", p.positionals().empty() ? "no record files" : "--out FILE is required",
+            p.help().c_str());
+        return kExitUsage;
+    }
+    RerunOptions options;
+    FlagThresholds thresholds;
+    if (!readRerunOptions(p, "verify", options, thresholds)) return kExitUsage;
+    if (auto code = gpuBuildCheck("verify")) return *code;
+    const std::string out = *p.value("out");
+    auto problemDirs = p.values("problems");
+    if (problemDirs.empty()) problemDirs = defaultProblemDirs();
+
+    auto done = resumeState(out);
+    if (!done) {
+        std::fprintf(stderr, "kwb verify: %s\n", done.status().toString().c_str());
+        return kExitErrors;
+    }
+    bool errors = false;
+    std::vector<Job> jobs;
+    std::size_t skipped = 0;
+    std::set<std::string> planned;
+    for (const auto& file : p.positionals()) {
+        const RecordSet set = loadRecordFiles({file});
+        for (const auto& f : set.files) {
+            if (!f.ok()) {
+                std::fprintf(stderr, "kwb verify: error: %s\n", f.fatal.toString().c_str());
+                errors = true;
+            }
+            for (const auto& issue : f.issues) std::fprintf(stderr, "kwb verify: warning: %s\n", issue.toString().c_str());
+        }
+        for (const auto& r : set.records) {
+            if (done->count(r.id) || planned.count(r.id)) {
+                ++skipped;
+                continue;
+            }
+            planned.insert(r.id);
+            Job job;
+            job.record = r;
+            job.recordFile = file;
+            planJob(job, problemDirs);
+            jobs.push_back(std::move(job));
+        }
+    }
+    const std::size_t runnable =
+        static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.candidate.has_value(); }));
+    std::fprintf(stderr, "kwb verify: %zu records to verify (%zu with candidate specs), %zu already in %s\n", jobs.size(),
+        runnable, skipped, out.c_str());
+
+    int exitCode = kExitOk;
+    std::optional<ProcessClient> client;
+    Capabilities caps;
+    if (runnable > 0) {
+        auto runnerOpts = runnerOptions(p, "verify", exitCode);
+        if (!runnerOpts) return exitCode;
+        client.emplace(*runnerOpts);
+        if (!checkDevice(*client, "verify", exitCode, caps)) return exitCode;
+    }
+
+    std::FILE* sink = std::fopen(out.c_str(), "ab");
+    if (!sink) {
+        std::fprintf(stderr, "kwb verify: cannot open '%s' for appending\n", out.c_str());
+        return kExitErrors;
+    }
+    const CancelFlag* interrupted = installInterruptFlag();
+    StderrProgress progress("verify", !p.isSet("quiet"));
+    std::map<std::string, int> flagCounts;
+    std::size_t written = 0;
+    bool cancelled = false;
+    for (std::size_t i = 0; i < jobs.size() && !cancelled; ++i) {
+        Job& job = jobs[i];
+        EvalRecord record = std::move(job.record);
+        if (!job.candidate) {
+            record.verification.flags.push_back({std::string(flagcode::kNotRun), "not re-run: " + job.whyNot, "info"});
+        } else {
+            auto req = makeRerunRequest(*job.problem, *job.candidate, options, record.id);
+            if (!req) {
+                std::fprintf(stderr, "kwb verify: %s: %s\n", record.id.c_str(), req.status().toString().c_str());
+                errors = true;
+                continue;
+            }
+            TaskContext ctx;
+            ctx.cancel = interrupted;
+            ctx.progress = progress.forItem(i, jobs.size(), record.id);
+            RerunOutcome o = runRerun(*client, *req, *job.candidate, thresholds, ctx);
+            if (o.error.code() == ErrorCode::Cancelled || interrupted->isCancelled()) {
+                cancelled = true;
+                break;
+            }
+            if (!o.result) {
+                std::fprintf(stderr, "kwb verify: %s: %s\n", record.id.c_str(), o.error.toString().c_str());
+                errors = true;
+                continue;
+            }
+            applyRerunToRecord(record, *o.result);
+            for (const auto& f : o.result->flags) ++flagCounts[f.code];
+            std::string codes;
+            for (const auto& f : o.result->flags) codes += (codes.empty() ? "" : ",") + f.code;
+            if (!p.isSet("quiet"))
+                std::fprintf(stderr, "kwb verify: [%zu/%zu] %s: %s%s%s\n", i + 1, jobs.size(), record.id.c_str(),
+                    rerunStatusName(o.result->status), codes.empty() ? "" : ", flags: ", codes.c_str());
+        }
+        const std::string line = recordToJsonLine(record);
+        if (std::fwrite(line.data(), 1, line.size(), sink) != line.size() || std::fflush(sink) != 0) {
+            std::fprintf(stderr, "kwb verify: cannot write to '%s'\n", out.c_str());
+            std::fclose(sink);
+            return kExitErrors;
+        }
+        ++written;
+    }
+    std::fclose(sink);
+
+    std::printf("verified %zu records into %s (%zu already there)", written, out.c_str(), skipped);
+    if (client && client->restarts() > 0) std::printf("; kwb-runner restarted %d time(s)", client->restarts());
+    std::printf("\n");
+    for (const auto& [code, n] : flagCounts) std::printf("  %-22s %d\n", code.c_str(), n);
+    if (cancelled) {
+        std::fprintf(stderr, "kwb verify: interrupted; run the same command again to resume\n");
+        return 130;
+    }
+    return errors ? kExitErrors : kExitOk;
+}
+
+} // namespace kwb::cli

@@ -1,0 +1,222 @@
+#include "rerun_cli.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+
+#include "base/mapped_file.h"
+#include "commands.h"
+
+namespace kwb::cli {
+
+namespace {
+
+bool parseInt(const std::string& s, std::int64_t& out)
+{
+    try {
+        std::size_t used = 0;
+        out = std::stoll(s, &used);
+        return used == s.size();
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+bool parseDouble(const std::string& s, double& out)
+{
+    try {
+        std::size_t used = 0;
+        out = std::stod(s, &used);
+        return used == s.size();
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+CancelFlag g_interrupted;
+
+extern "C" void onInterrupt(int) { g_interrupted.cancel(); }
+
+} // namespace
+
+void addRerunOptions(ArgParser& p)
+{
+    p.option("trials", "N", "timed trials per kernel (candidate and reference)", "100");
+    p.option("warmup", "N", "untimed runs before timing", "10");
+    p.option("correctness-trials", "N", "correctness trials, each on fresh inputs", "3");
+    p.flag("no-l2-flush", "do not flush the L2 cache between timed trials");
+    p.option("coverage", "ROWSxCOLS", "coverage-grid resolution", "32x32");
+    p.option("timeout", "SECONDS", "kill the runner when a candidate takes longer than this", "120");
+    p.option("seed", "N", "base seed of the input generator", "42");
+    p.repeatedOption("size", "NAME=VALUE", "override a problem size");
+    p.flag("no-reference-timing", "do not time the reference");
+    p.flag("no-cupti", "no CUPTI activity tracing (no side-stream verdict)");
+    p.option("excessive-speedup", "X", "flag speedups above X", "10");
+    p.option("runner", "PATH", "kwb-runner to use (default: $KWB_RUNNER, else next to kwb)");
+    p.flag("verbose-runner", "copy the runner's stderr (compiler logs, device printf) to ours");
+    p.flag("quiet", "no progress lines on stderr");
+}
+
+bool readRerunOptions(const ArgParser& p, const char* command, RerunOptions& o, FlagThresholds& t)
+{
+    const auto bad = [&](const char* what, const std::string& v) {
+        std::fprintf(stderr, "kwb %s: --%s: invalid value '%s'\n", command, what, v.c_str());
+        return false;
+    };
+    std::int64_t v = 0;
+    for (const char* name : {"trials", "warmup", "correctness-trials"}) {
+        const std::string s = *p.value(name);
+        if (!parseInt(s, v) || v < 0 || v > 1000000) return bad(name, s);
+        if (std::string(name) == "trials") o.trials = static_cast<std::int32_t>(v);
+        else if (std::string(name) == "warmup") o.warmup = static_cast<std::int32_t>(v);
+        else o.correctnessTrials = static_cast<std::int32_t>(v);
+    }
+    o.l2Flush = !p.isSet("no-l2-flush");
+    o.timeReference = !p.isSet("no-reference-timing");
+    o.cupti = !p.isSet("no-cupti");
+    {
+        const std::string s = *p.value("coverage");
+        const auto x = s.find('x');
+        std::int64_t rows = 0;
+        std::int64_t cols = 0;
+        if (x == std::string::npos) {
+            if (!parseInt(s, rows)) return bad("coverage", s);
+            cols = rows;
+        } else if (!parseInt(s.substr(0, x), rows) || !parseInt(s.substr(x + 1), cols)) {
+            return bad("coverage", s);
+        }
+        if (rows < 1 || cols < 1 || rows > 4096 || cols > 4096) return bad("coverage", s);
+        o.coverageRows = static_cast<std::int32_t>(rows);
+        o.coverageCols = static_cast<std::int32_t>(cols);
+    }
+    if (!parseDouble(*p.value("timeout"), o.timeoutS) || !(o.timeoutS > 0)) return bad("timeout", *p.value("timeout"));
+    if (!parseInt(*p.value("seed"), v) || v < 0) return bad("seed", *p.value("seed"));
+    o.seed = static_cast<std::uint64_t>(v);
+    for (const auto& s : p.values("size")) {
+        const auto eq = s.find('=');
+        if (eq == std::string::npos || eq == 0 || !parseInt(s.substr(eq + 1), v)) return bad("size", s);
+        o.sizes[s.substr(0, eq)] = v;
+    }
+    if (!parseDouble(*p.value("excessive-speedup"), t.excessiveSpeedup) || !(t.excessiveSpeedup > 0))
+        return bad("excessive-speedup", *p.value("excessive-speedup"));
+    return true;
+}
+
+std::optional<int> gpuBuildCheck(const char* command)
+{
+#ifdef KWB_WITH_GPU
+    (void)command;
+    return std::nullopt;
+#else
+    std::fprintf(stderr,
+        "kwb %s: this build has no GPU support (configured with KWB_ENABLE_CUDA=OFF); rebuild with the CUDA "
+        "toolkit to re-run kernels\n",
+        command);
+    return kExitNotInBuild;
+#endif
+}
+
+std::optional<ProcessClientOptions> runnerOptions(const ArgParser& p, const char* command, int& exitCode)
+{
+    ProcessClientOptions o;
+    if (auto r = p.value("runner")) {
+        o.runnerPath = *r;
+    } else {
+        auto found = findRunner();
+        if (!found) {
+            std::fprintf(stderr, "kwb %s: %s\n", command, found.status().message().c_str());
+            exitCode = kExitErrors;
+            return std::nullopt;
+        }
+        o.runnerPath = *found;
+    }
+    o.forwardStderr = p.isSet("verbose-runner");
+    return o;
+}
+
+bool checkDevice(ProcessClient& client, const char* command, int& exitCode, Capabilities& caps)
+{
+    auto c = client.capabilities();
+    if (!c) {
+        std::fprintf(stderr, "kwb %s: cannot start the GPU runner: %s\n", command, c.status().toString().c_str());
+        exitCode = kExitErrors;
+        return false;
+    }
+    if (!c->devicePresent) {
+        std::fprintf(stderr, "kwb %s: no GPU: %s\n", command,
+            c->reason.empty() ? "the runner found no CUDA device" : c->reason.c_str());
+        exitCode = kExitErrors;
+        return false;
+    }
+    caps = *c;
+    return true;
+}
+
+Result<ProblemSpec> findProblem(const std::string& pathOrId, const std::vector<std::string>& dirs)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_regular_file(pathOrId, ec)) return loadProblemSpec(pathOrId);
+    if (pathOrId.size() > 5 && pathOrId.substr(pathOrId.size() - 5) == ".json")
+        return Status(ErrorCode::NotFound, "no such problem spec file", SourcePosition{pathOrId});
+    std::string looked;
+    for (const auto& dir : dirs) {
+        looked += (looked.empty() ? "" : ", ") + dir;
+        for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+             !ec && it != end; it.increment(ec)) {
+            if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
+            auto text = readFileContents(it->path().string());
+            if (!text || text->find(kProblemSchema) == std::string::npos || text->find('"' + pathOrId + '"') == std::string::npos)
+                continue;
+            auto spec = parseProblemSpec(*text, it->path().string());
+            if (spec && spec->id == pathOrId) {
+                spec->specPath = it->path().string();
+                return spec;
+            }
+        }
+    }
+    return Status(ErrorCode::NotFound, "no problem spec with id '" + pathOrId + "' (looked in: " + looked + ")");
+}
+
+std::vector<std::string> defaultProblemDirs() { return {std::string(KWB_DATASET_DIR) + "/problems"}; }
+
+std::vector<std::string> defaultCandidateDirs(const ProblemSpec& problem)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::string> dirs;
+    std::error_code ec;
+    if (!problem.specPath.empty()) {
+        const fs::path sibling = fs::absolute(problem.specPath, ec).parent_path().parent_path() / "candidates";
+        if (fs::is_directory(sibling, ec)) dirs.push_back(sibling.lexically_normal().string());
+    }
+    const fs::path dataset = fs::path(KWB_DATASET_DIR) / "candidates";
+    if (fs::is_directory(dataset, ec)) {
+        const std::string d = fs::absolute(dataset, ec).lexically_normal().string();
+        if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+    }
+    return dirs;
+}
+
+ProgressFn StderrProgress::forItem(std::size_t index, std::size_t count, const std::string& name)
+{
+    if (!m_enabled) return {};
+    m_lastStage.clear();
+    return [this, index, count, name](const Progress& p) {
+        if (p.stage == m_lastStage) return;
+        m_lastStage = p.stage;
+        std::fprintf(stderr, "kwb %s: [%zu/%zu] %s: %s\n", m_command, index + 1, count, name.c_str(), p.stage.c_str());
+    };
+}
+
+const CancelFlag* installInterruptFlag()
+{
+    struct sigaction sa {};
+    sa.sa_handler = onInterrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    return &g_interrupted;
+}
+
+} // namespace kwb::cli

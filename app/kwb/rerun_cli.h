@@ -1,0 +1,53 @@
+#pragma once
+// Pieces `kwb rerun` and `kwb verify` share: re-run options from the command
+// line, locating specs, starting the runner, progress on stderr, Ctrl-C.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arg_parser.h"
+#include "problems/candidate_spec.h"
+#include "problems/problem_spec.h"
+#include "rerun/flags.h"
+#include "rerun/process_client.h"
+#include "rerun/protocol.h"
+
+namespace kwb::cli {
+
+// Declares --trials, --warmup, --correctness-trials, --no-l2-flush,
+// --coverage, --timeout, --seed, --size, --no-reference-timing, --no-cupti,
+// --excessive-speedup, --runner, --verbose-runner.
+void addRerunOptions(ArgParser& p);
+// false: a usage error was printed.
+bool readRerunOptions(const ArgParser& p, const char* command, RerunOptions& options, FlagThresholds& thresholds);
+
+// "this build has no GPU support" unless the build has CUDA: returns the exit code to use, or nullopt.
+std::optional<int> gpuBuildCheck(const char* command);
+
+// Starts kwb-runner (--runner, $KWB_RUNNER, next to kwb) and checks that it has
+// a device. Prints the reason and returns nullopt on failure (exit code in `exitCode`).
+std::optional<ProcessClientOptions> runnerOptions(const ArgParser& p, const char* command, int& exitCode);
+bool checkDevice(ProcessClient& client, const char* command, int& exitCode, Capabilities& caps);
+
+// A problem spec from a path, or from an id searched in `dirs` (*.json files).
+Result<ProblemSpec> findProblem(const std::string& pathOrId, const std::vector<std::string>& dirs);
+// The default folders: <problem spec folder>/../candidates and KWB_DATASET_DIR/candidates.
+std::vector<std::string> defaultCandidateDirs(const ProblemSpec& problem);
+std::vector<std::string> defaultProblemDirs();
+
+// Progress lines on stderr when the stage changes (at most one per stage).
+class StderrProgress {
+public:
+    StderrProgress(const char* command, bool enabled) : m_command(command), m_enabled(enabled) {}
+    ProgressFn forItem(std::size_t index, std::size_t count, const std::string& name);
+
+private:
+    const char* m_command;
+    bool m_enabled;
+    std::string m_lastStage;
+};
+
+// Ctrl-C sets this flag instead of killing kwb, so the runner is stopped cleanly.
+const CancelFlag* installInterruptFlag();
+
+} // namespace kwb::cli
