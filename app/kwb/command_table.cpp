@@ -8,6 +8,8 @@ const std::vector<Command>& commands()
         {"summary", "Statistics of evaluation records (correctness, fast_p, speedups, pass@k)", runSummary},
         {"breakdown", "GPU time of profiler traces by kernel family; the addressable fraction", runBreakdown},
         {"project", "Expected end-to-end saving on a traced workload: f*w*(1-1/s) and the Amdahl bound", runProject},
+        {"rerun", "Re-run candidate kernels of a problem on the local GPU: correctness, coverage, timing, flags", runRerun},
+        {"verify", "Re-run evaluation records in batch and write them with verification fields (resumable)", runVerify},
     };
     return table;
 }
