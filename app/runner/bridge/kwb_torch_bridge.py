@@ -19,6 +19,7 @@ reason, a ``rerun`` with status no_device, and the process exits with status 1.
 
     python3 kwb_torch_bridge.py          serve the protocol on stdin/stdout
     python3 kwb_torch_bridge.py --check  print the capabilities line; exit 0 when usable
+    python3 kwb_torch_bridge.py --build SAMPLE.py...  build the samples' extensions into the cache
 """
 
 import ctypes
@@ -479,6 +480,15 @@ class Bridge:
             if not hasattr(prob, part):
                 raise CandidateError("internal_error", "the KernelBench problem %s defines no %s" % (
                     kb.get("problem_file", ""), part))
+        # Size overrides replace integer module globals (batch_size, dim, ...),
+        # which get_inputs()/get_init_inputs() read when called.
+        for name, value in sorted((options.get("sizes") or {}).items()):
+            current = getattr(prob, name, None)
+            if not isinstance(current, int) or isinstance(current, bool):
+                raise CandidateError("unsupported", "size override '%s': the problem has no integer global of that "
+                                     "name" % name)
+            setattr(prob, name, int(value))
+            r["sizes"][name] = int(value)
         calls0, hits0 = self.ext_cache.calls, self.ext_cache.hits
         t0 = time.perf_counter()
         try:
@@ -499,9 +509,17 @@ class Bridge:
             return [x.cuda() if isinstance(x, torch.Tensor) else x for x in xs]
 
         def make_inputs(s):
+            # Generated on the GPU (same distributions as KernelBench's CPU
+            # generation, other values): KernelBench's current shapes hold
+            # gigabytes, which the CPU would take seconds to draw.
             torch.manual_seed(s)
             torch.cuda.manual_seed(s)
-            return to_cuda(prob.get_inputs())
+            try:
+                with torch.device("cuda"):
+                    return to_cuda(prob.get_inputs())
+            except Exception:
+                torch.manual_seed(s)
+                return to_cuda(prob.get_inputs())
 
         with torch.no_grad():
             init_inputs = to_cuda(prob.get_init_inputs())
@@ -616,8 +634,9 @@ class Bridge:
                 # Fresh inputs, poisoned memory again, and the buffers the last
                 # call returned poisoned too (a sample may hand them back stale).
                 self.poison_pool(0, eb if eb in (2, 4, 8) else 4, nbytes, sp)
+                input_ptrs = {x.data_ptr() for x in inputs if isinstance(x, torch.Tensor)}
                 for t in prev:
-                    if t.is_cuda and t.element_size() in (2, 4, 8):
+                    if t.is_cuda and t.element_size() in (2, 4, 8) and t.data_ptr() not in input_ptrs:
                         self.fill_tensor(t, 0, t.element_size())
                 torch.cuda.synchronize()
                 del prev
@@ -678,9 +697,12 @@ class Bridge:
         nbytes = max(t.numel() * t.element_size() for t in out0)
         scannable = [t.element_size() in (2, 4, 8) and t.is_cuda for t in out0]
 
+        # A returned buffer that is one of the inputs is left alone: poisoning
+        # it would change the inputs (the input hashes report such samples).
+        input_ptrs = {x.data_ptr() for x in inputs if isinstance(x, torch.Tensor)}
         self.poison_pool(0, eb if eb in (2, 4, 8) else 4, nbytes, sp)
         for t in out0:
-            if t.element_size() in (2, 4, 8) and t.is_cuda:
+            if t.element_size() in (2, 4, 8) and t.is_cuda and t.data_ptr() not in input_ptrs:
                 self.fill_tensor(t, 0, t.element_size())
         torch.cuda.synchronize()
         out_a = tensors_of(call_candidate(inputs, "ModelNew.forward"))
@@ -699,7 +721,7 @@ class Bridge:
 
         self.poison_pool(1, eb if eb in (2, 4, 8) else 4, nbytes, sp)
         for t in out_a + out0:
-            if t.element_size() in (2, 4, 8) and t.is_cuda:
+            if t.element_size() in (2, 4, 8) and t.is_cuda and t.data_ptr() not in input_ptrs:
                 self.fill_tensor(t, 1, t.element_size())
         torch.cuda.synchronize()
         del out0, out_a
@@ -879,6 +901,28 @@ class Bridge:
         return out
 
 
+def build_only(bridge, files):
+    """Imports sample files so that their load_inline extensions are built
+    into the cache (several of these can run in parallel before a batch)."""
+    if not bridge.usable:
+        print(bridge.reason, file=sys.stderr)
+        return EXIT_UNUSABLE
+    failed = 0
+    for path in files:
+        t0 = time.perf_counter()
+        hits0 = bridge.ext_cache.hits
+        try:
+            with open(path, "r", encoding="utf-8") as f:
+                load_module("kwb_sample", f.read(), path)
+            print("built %s in %.1f s (%s)" % (path, time.perf_counter() - t0,
+                                                "cache hit" if bridge.ext_cache.hits > hits0 else "compiled"),
+                  file=sys.stderr)
+        except Exception as exc:
+            failed += 1
+            print("failed %s: %s" % (path, str(exc)[-2000:]), file=sys.stderr)
+    return 1 if failed else 0
+
+
 def serve(bridge):
     """Reads requests until shutdown or end of input; returns the exit status."""
     for raw in sys.stdin.buffer:
@@ -925,6 +969,8 @@ def main(argv):
     if "--check" in argv[1:]:
         bridge.send(bridge.capabilities("check"))
         return 0 if bridge.usable else EXIT_UNUSABLE
+    if "--build" in argv[1:]:
+        return build_only(bridge, [a for a in argv[1:] if a != "--build"])
     return serve(bridge)
 
 
