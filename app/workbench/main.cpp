@@ -1,0 +1,131 @@
+// kernel-workbench: explore evaluation records, profiler traces and coverage,
+// inspect suspicious speedups, re-run kernels live and export paper figures.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QTextStream>
+
+#include <cstdio>
+
+#include "main_window.h"
+#include "project/input_classifier.h"
+#include "views/distributions_view.h"
+
+namespace {
+
+bool parseSize(const QString& text, QSize* size)
+{
+    const QStringList parts = text.split(QLatin1Char('x'));
+    if (parts.size() != 2) return false;
+    bool okW = false;
+    bool okH = false;
+    const int w = parts[0].toInt(&okW);
+    const int h = parts[1].toInt(&okH);
+    if (!okW || !okH || w < 200 || h < 150 || w > 8000 || h > 8000) return false;
+    *size = QSize(w, h);
+    return true;
+}
+
+void err(const QString& text)
+{
+    std::fprintf(stderr, "kernel-workbench: %s\n", text.toLocal8Bit().constData());
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // --screenshot renders without a display: pick the offscreen platform before Qt starts.
+    bool screenshot = false;
+    for (int i = 1; i < argc; ++i)
+        if (QByteArray(argv[i]).startsWith("--screenshot")) screenshot = true;
+    if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("KernelWorkbench"));
+    QApplication::setApplicationName(QStringLiteral("kernel-workbench"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Kernel Workbench: explore evaluation records of LLM-generated GPU kernels, profiler traces and\n"
+        "coverage, inspect suspicious speedups, re-run kernels live and export paper figures.\n"
+        "Without arguments it opens the default project from datasets/."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("inputs"),
+        QStringLiteral("A project file (*.kwbproject.json), or record files, traces, problem suites and folders."),
+        QStringLiteral("[PROJECT | FILE...]"));
+    QCommandLineOption shotOpt(QStringLiteral("screenshot"), QStringLiteral("Render the window to FILE (PNG) and exit."),
+        QStringLiteral("FILE"));
+    QCommandLineOption viewOpt(QStringLiteral("view"),
+        QStringLiteral("View to show: records, distributions, workloads, coverage, suspicious."), QStringLiteral("NAME"));
+    QCommandLineOption sizeOpt(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."),
+        QStringLiteral("WxH"), QStringLiteral("1280x800"));
+    QCommandLineOption chartOpt(QStringLiteral("chart"),
+        QStringLiteral("Distribution chart for the distributions view: histogram, ecdf, fastp, box."),
+        QStringLiteral("KIND"));
+    parser.addOption(shotOpt);
+    parser.addOption(viewOpt);
+    parser.addOption(sizeOpt);
+    parser.addOption(chartOpt);
+    parser.process(app);
+
+    kwb::ui::MainWindow window;
+    const QStringList inputs = parser.positionalArguments();
+    if (inputs.isEmpty()) {
+        kwb::ui::Project project;
+        QString error;
+        if (kwb::ui::MainWindow::defaultProject(&project, &error)) window.loadProject(project);
+        else err(error);
+    } else if (inputs.size() == 1 && kwb::ui::classifyInput(inputs.front()) == kwb::ui::InputKind::Project) {
+        if (!window.openProjectFile(inputs.front())) return 1;
+    } else {
+        window.openPaths(inputs);
+    }
+
+    if (parser.isSet(viewOpt) && !window.showView(parser.value(viewOpt))) {
+        err(QStringLiteral("unknown view '%1' (one of: %2)")
+                .arg(parser.value(viewOpt), window.viewNames().join(QLatin1String(", "))));
+        return 2;
+    }
+
+    if (!screenshot) {
+        window.show();
+        return app.exec();
+    }
+
+    QSize size;
+    if (!parseSize(parser.value(sizeOpt), &size)) {
+        err(QStringLiteral("--size needs WxH, e.g. 1280x800"));
+        return 2;
+    }
+    window.resize(size);
+    window.show();
+    if (!window.waitUntilIdle(120000)) {
+        err(QStringLiteral("loading did not finish within two minutes"));
+        return 1;
+    }
+    // The loaded project may name a view; the command line wins.
+    if (parser.isSet(viewOpt)) window.showView(parser.value(viewOpt));
+    if (parser.isSet(chartOpt)) {
+        kwb::ui::DistributionKind kind;
+        if (!kwb::ui::distributionKindFromName(parser.value(chartOpt), &kind)) {
+            err(QStringLiteral("unknown chart '%1' (histogram, ecdf, fastp, box)").arg(parser.value(chartOpt)));
+            return 2;
+        }
+        window.distributionsView()->setKind(kind);
+    }
+    window.waitUntilIdle(30000);
+    const QImage image = window.grab().toImage();
+    const QString file = parser.value(shotOpt);
+    if (!image.save(file)) {
+        err(file + QStringLiteral(": cannot write the screenshot"));
+        return 1;
+    }
+    for (const auto& m : window.messages()) err(QStringLiteral("note: ") + m);
+    std::printf("%s\n", QDir::toNativeSeparators(QFileInfo(file).absoluteFilePath()).toLocal8Bit().constData());
+    return 0;
+}

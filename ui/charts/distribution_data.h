@@ -1,0 +1,52 @@
+#pragma once
+// Speedup distributions per group, computed off the GUI thread from a record
+// set: the input of the histogram, ECDF, fast_p and box charts.
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+#include "analysis/statistics.h"
+#include "records/record_set.h"
+
+namespace kwb::ui {
+
+struct DistributionGroup {
+    QString name;
+    std::vector<double> speedups;  // correct records with a speedup > 0, ascending
+    std::vector<int> recordIndex;  // parallel to speedups: index into RecordSet::records
+    std::vector<int> allRecords;   // every record of the group (fast_p's denominator)
+    FastPCurve fastP;
+    double q1 = 0, median = 0, q3 = 0, whiskerLow = 0, whiskerHigh = 0; // box plot (1.5 IQR whiskers)
+};
+
+struct DistributionData {
+    QString groupField;
+    std::vector<DistributionGroup> groups; // by name
+    double minSpeedup = 0; // over all groups; 0 when no speedups
+    double maxSpeedup = 0;
+    std::size_t timedRecords = 0;
+
+    bool empty() const { return timedRecords == 0; }
+    // Records of a group with speedup in [lo, hi).
+    std::vector<int> recordsInRange(int group, double lo, double hi) const;
+    // Records of a group that count for fast_p at p (correct, speedup > p).
+    std::vector<int> recordsFasterThan(int group, double p) const;
+};
+
+// Groups by a record field (recordField(): model, level, problem, status, gpu,
+// flagged, or any top-level field); an empty field puts everything in one
+// group. `subset` restricts to those record indexes (nullptr: all).
+DistributionData computeDistribution(const RecordSet& set, const QString& groupField,
+    const std::vector<int>* subset = nullptr);
+
+// Log-spaced histogram bins over the data's range.
+struct LogHistogram {
+    std::vector<double> edges;               // bins + 1, ascending
+    std::vector<std::vector<int>> counts;    // [group][bin]
+    int maxCount = 0;
+    int binOf(double x) const; // -1 outside
+};
+LogHistogram computeLogHistogram(const DistributionData& data, int bins = 30);
+
+} // namespace kwb::ui

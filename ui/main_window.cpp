@@ -1,0 +1,512 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QThread>
+#include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "project/input_classifier.h"
+#include "project/project_loader.h"
+#include "resources_init.h"
+#include "views/coverage_view.h"
+#include "views/distributions_view.h"
+#include "views/records_view.h"
+#include "views/rerun_panel.h"
+#include "views/rerun_service.h"
+#include "views/suspicious_view.h"
+#include "views/workloads_view.h"
+
+namespace kwb::ui {
+
+struct MainWindow::LoadState {
+    CancelFlag cancel;
+    std::mutex mutex;
+    Progress latest;
+};
+
+namespace {
+
+constexpr int kMaxRecent = 10;
+const QString kRecentKey = QStringLiteral("recentFiles");
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      m_data(std::make_shared<ProjectData>()),
+      m_tabs(new QTabWidget),
+      m_records(new RecordsView),
+      m_distributions(new DistributionsView),
+      m_workloads(new WorkloadsView),
+      m_coverage(new CoverageView),
+      m_rerun(new RerunService(this)),
+      m_statusText(new QLabel),
+      m_progress(new QProgressBar),
+      m_cancel(new QPushButton(tr("Cancel"))),
+      m_progressTimer(new QTimer(this)),
+      m_log(new QPlainTextEdit)
+{
+    initKwbResources();
+    m_suspicious = new SuspiciousView(m_rerun);
+    m_views = {m_records, m_distributions, m_workloads, m_coverage, m_suspicious};
+    for (FigureView* v : m_views) m_tabs->addTab(v, v->windowTitle());
+    setCentralWidget(m_tabs);
+    setAcceptDrops(true);
+    setWindowIcon(QIcon(QStringLiteral(":/kwb/icons/kernel-workbench.svg")));
+
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(2000);
+    auto* dock = new QDockWidget(tr("Messages"), this);
+    dock->setObjectName(QStringLiteral("messages"));
+    dock->setWidget(m_log);
+    dock->setFeatures(QDockWidget::DockWidgetClosable | QDockWidget::DockWidgetMovable);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    resizeDocks({dock}, {90}, Qt::Vertical);
+    dock->hide();
+
+    m_progress->setMaximumWidth(240);
+    m_progress->hide();
+    m_cancel->hide();
+    statusBar()->addWidget(m_statusText, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancel);
+    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLoad);
+    // Progress reaches the GUI at most ten times a second, however often the loader reports.
+    m_progressTimer->setInterval(100);
+    connect(m_progressTimer, &QTimer::timeout, this, &MainWindow::pollProgress);
+
+    connect(m_distributions, &DistributionsView::recordsPicked, this, [this](const QSet<int>& recs, const QString& what) {
+        m_records->showPicked(recs, what);
+        showView(QStringLiteral("records"));
+    });
+    connect(m_suspicious, &SuspiciousView::recordActivated, this, [this](int rec) {
+        showView(QStringLiteral("records"));
+        m_records->selectRecord(rec);
+    });
+    connect(m_suspicious, &SuspiciousView::liveCoverage, this, [this](const Coverage& c, const QString& title) {
+        m_coverage->showLive(c, title);
+    });
+    for (FigureView* v : m_views)
+        connect(v, &FigureView::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
+
+    buildMenus();
+    m_rerun->probe();
+    updateStatus();
+    updateTitle();
+    resize(1280, 820);
+}
+
+MainWindow::~MainWindow()
+{
+    if (m_load) m_load->cancel.cancel();
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open Files…"), QKeySequence::Open, this, [this] {
+        const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open records, traces or a project"), QString(),
+            tr("Workbench inputs (*.json *.jsonl *.gz *.sqlite);;All files (*)"));
+        if (!paths.isEmpty()) openPaths(paths);
+    });
+    file->addAction(tr("Open &Folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a folder of records, traces or problems"));
+        if (!dir.isEmpty()) openPaths({dir});
+    });
+    file->addAction(tr("Open &Project…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
+            tr("Kernel Workbench projects (*.kwbproject.json *.json)"));
+        if (!path.isEmpty()) openProjectFile(path);
+    });
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("&Save Project"), QKeySequence::Save, this, [this] {
+        QString path = m_project.path;
+        if (path.isEmpty() || path.startsWith(QLatin1Char(':')))
+            path = QFileDialog::getSaveFileName(this, tr("Save project"), QStringLiteral("untitled.kwbproject.json"),
+                tr("Kernel Workbench projects (*.kwbproject.json)"));
+        QString error;
+        if (!path.isEmpty() && !saveProjectAs(path, &error)) QMessageBox::warning(this, tr("Save project"), error);
+    });
+    file->addAction(tr("Save Project &As…"), QKeySequence::SaveAs, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save project as"),
+            QStringLiteral("untitled.kwbproject.json"), tr("Kernel Workbench projects (*.kwbproject.json)"));
+        QString error;
+        if (!path.isEmpty() && !saveProjectAs(path, &error)) QMessageBox::warning(this, tr("Save project"), error);
+    });
+    file->addSeparator();
+    file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (FigureView* v : m_views) {
+        const QString name = v->viewName();
+        view->addAction(v->windowTitle(), this, [this, name] { showView(name); });
+    }
+    view->addSeparator();
+    QMenu* presets = view->addMenu(tr("Figure &Preset"));
+    m_presetGroup = new QActionGroup(this);
+    for (const auto& p : figurePresets()) {
+        QAction* a = presets->addAction(p.name + QLatin1String(" (") + QString::number(p.widthIn) +
+                                        QLatin1String(" in, ") + QString::number(p.fontPt) + QLatin1String(" pt)"));
+        a->setData(p.name);
+        a->setToolTip(p.description);
+        a->setCheckable(true);
+        m_presetGroup->addAction(a);
+    }
+    setFigurePreset(QStringLiteral("single-column"));
+    QAction* messages = view->addAction(tr("&Messages"));
+    connect(messages, &QAction::triggered, this, [this] {
+        if (auto* dock = findChild<QDockWidget*>(QStringLiteral("messages"))) dock->show();
+    });
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(kRecentKey).toStringList();
+    for (const auto& path : recent) {
+        m_recentMenu->addAction(path, this, [this, path] {
+            if (path.endsWith(QLatin1String(".kwbproject.json"))) openProjectFile(path);
+            else openPaths({path});
+        });
+    }
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent) recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    rebuildRecentMenu();
+}
+
+bool MainWindow::defaultProject(Project* project, QString* error)
+{
+    QStringList candidates;
+    const QString env = qEnvironmentVariable("KWB_DEFAULT_PROJECT");
+    if (!env.isEmpty()) candidates << env;
+    candidates << QCoreApplication::applicationDirPath() +
+                      QStringLiteral("/../share/kernel-workbench/datasets/default.kwbproject.json");
+    candidates << QStringLiteral(KWB_DATASET_DIR "/default.kwbproject.json");
+    for (const auto& c : candidates)
+        if (QFileInfo(c).isFile()) return kwb::ui::loadProject(c, project, error);
+    // Not installed and not in a checkout: the compiled-in copy, resolved against the checkout's datasets/.
+    initKwbResources();
+    QFile embedded(QStringLiteral(":/kwb/default.kwbproject.json"));
+    if (!embedded.open(QIODevice::ReadOnly)) {
+        *error = tr("the default project is missing from this build");
+        return false;
+    }
+    return parseProject(embedded.readAll(), QStringLiteral(KWB_DATASET_DIR "/default.kwbproject.json"), project, error);
+}
+
+void MainWindow::loadProject(const Project& project)
+{
+    if (m_load) m_load->cancel.cancel();
+    m_project = project;
+    const quint64 generation = ++m_generation;
+    auto state = std::make_shared<LoadState>();
+    m_load = state;
+    m_loading = true;
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("Loading"));
+    m_progress->show();
+    m_cancel->show();
+    m_progressTimer->start();
+    updateTitle();
+    statusBar()->showMessage(tr("Loading %1…").arg(project.name.isEmpty() ? tr("project") : project.name));
+    QtConcurrent::run([project, state] {
+        TaskContext ctx;
+        ctx.cancel = &state->cancel;
+        ctx.progress = [state](const Progress& p) {
+            std::lock_guard lock(state->mutex);
+            state->latest = p;
+        };
+        return loadProjectData(project, ctx);
+    }).then(this, [this, generation](ProjectDataPtr loaded) {
+        if (generation != m_generation) return; // superseded by a newer load
+        m_loading = false;
+        statusBar()->clearMessage();
+        m_progressTimer->stop();
+        m_progress->hide();
+        m_cancel->hide();
+        if (loaded->cancelled) {
+            statusBar()->showMessage(tr("Loading cancelled; the previous data stays."), 5000);
+            updateStatus();
+            Q_EMIT projectLoaded();
+            return;
+        }
+        setProjectData(loaded);
+        Q_EMIT projectLoaded();
+    });
+}
+
+void MainWindow::cancelLoad()
+{
+    if (m_load) m_load->cancel.cancel();
+}
+
+bool MainWindow::openProjectFile(const QString& path)
+{
+    Project p;
+    QString error;
+    if (!kwb::ui::loadProject(path, &p, &error)) {
+        appendMessages({error});
+        statusBar()->showMessage(error, 8000);
+        return false;
+    }
+    addRecent(p.path);
+    loadProject(p);
+    return true;
+}
+
+void MainWindow::openPaths(const QStringList& paths)
+{
+    Project p = m_project;
+    QStringList messages;
+    const QStringList projects = addInputs(p, paths, &messages);
+    appendMessages(messages);
+    if (!projects.isEmpty()) {
+        openProjectFile(projects.front());
+        return;
+    }
+    for (const auto& path : paths)
+        if (QFileInfo::exists(path)) addRecent(QFileInfo(path).absoluteFilePath());
+    if (p.path.startsWith(QStringLiteral(KWB_DATASET_DIR)) && m_project.isEmpty()) p.path.clear();
+    loadProject(p);
+}
+
+void MainWindow::pollProgress()
+{
+    if (!m_load) return;
+    Progress p;
+    {
+        std::lock_guard lock(m_load->mutex);
+        p = m_load->latest;
+    }
+    if (p.stage.empty()) return;
+    if (p.total > 0) {
+        // Byte counts can exceed int; show permille.
+        m_progress->setRange(0, 1000);
+        m_progress->setValue(static_cast<int>(1000.0 * static_cast<double>(p.done) / static_cast<double>(p.total)));
+    } else {
+        m_progress->setRange(0, 0);
+    }
+    m_progress->setFormat(QString::fromStdString(p.stage) + QLatin1String(" %p%"));
+}
+
+void MainWindow::setProjectData(ProjectDataPtr next)
+{
+    m_data = next ? std::move(next) : std::make_shared<ProjectData>();
+    for (FigureView* v : m_views) v->setProjectData(m_data);
+    m_records->setFilter(m_project.filter);
+    m_distributions->setGroupBy(m_project.figures.groupBy);
+    DistributionKind kind;
+    if (distributionKindFromName(m_project.figures.distribution, &kind)) m_distributions->setKind(kind);
+    if (!m_project.figures.preset.isEmpty()) setFigurePreset(m_project.figures.preset);
+    if (!m_project.view.isEmpty()) showView(m_project.view);
+    m_log->clear();
+    m_messages.clear();
+    appendMessages(m_data->messages);
+    updateStatus();
+    updateTitle();
+}
+
+void MainWindow::appendMessages(const QStringList& messages)
+{
+    for (const auto& m : messages) {
+        m_messages << m;
+        m_log->appendPlainText(m);
+    }
+    if (!messages.isEmpty())
+        if (auto* dock = findChild<QDockWidget*>(QStringLiteral("messages"))) dock->show();
+}
+
+void MainWindow::updateStatus()
+{
+    const auto& d = *m_data;
+    QString text = tr("%1 records, %2 flagged · %3 workloads · %4 problem specs, %5 candidates")
+                       .arg(d.rows->size())
+                       .arg(d.flaggedCount())
+                       .arg(d.workloads.size())
+                       .arg(d.problemSpecs.size())
+                       .arg(d.candidateSpecs.size());
+    if (!d.messages.isEmpty()) text += tr(" · %1 messages").arg(d.messages.size());
+    if (d.rows->empty() && d.workloads.empty())
+        text = tr("Nothing loaded yet: File → Open, or drop records, traces or folders here. ") + text;
+    m_statusText->setText(text);
+}
+
+void MainWindow::updateTitle()
+{
+    QString name = m_project.name;
+    if (name.isEmpty() && !m_project.path.isEmpty()) name = QFileInfo(m_project.path).fileName();
+    setWindowTitle(name.isEmpty() ? tr("Kernel Workbench") : name + QStringLiteral(" — Kernel Workbench"));
+}
+
+Project MainWindow::currentProject() const
+{
+    Project p = m_project;
+    p.filter = m_records->filter();
+    p.figures.preset = figurePreset().name;
+    p.figures.groupBy = m_distributions->groupBy();
+    p.figures.distribution = distributionKindName(m_distributions->kind());
+    if (FigureView* v = currentView()) p.view = v->viewName();
+    return p;
+}
+
+bool MainWindow::saveProjectAs(const QString& path, QString* error)
+{
+    const Project p = currentProject();
+    if (!saveProject(p, path, error)) return false;
+    QString reloadError;
+    Project saved;
+    if (kwb::ui::loadProject(path, &saved, &reloadError)) m_project = saved;
+    addRecent(QFileInfo(path).absoluteFilePath());
+    updateTitle();
+    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    return true;
+}
+
+QStringList MainWindow::viewNames() const
+{
+    QStringList names;
+    for (FigureView* v : m_views) names << v->viewName();
+    return names;
+}
+
+bool MainWindow::showView(const QString& name)
+{
+    for (FigureView* v : m_views) {
+        if (v->viewName() == name) {
+            m_tabs->setCurrentWidget(v);
+            return true;
+        }
+    }
+    return false;
+}
+
+FigureView* MainWindow::currentView() const
+{
+    return qobject_cast<FigureView*>(m_tabs->currentWidget());
+}
+
+FigureView* MainWindow::view(const QString& name) const
+{
+    for (FigureView* v : m_views)
+        if (v->viewName() == name) return v;
+    return nullptr;
+}
+
+FigurePreset MainWindow::figurePreset() const
+{
+    if (m_presetGroup)
+        if (QAction* a = m_presetGroup->checkedAction())
+            if (auto p = findFigurePreset(a->data().toString())) return *p;
+    return figurePresets().front();
+}
+
+void MainWindow::setFigurePreset(const QString& name)
+{
+    if (!m_presetGroup) return;
+    for (QAction* a : m_presetGroup->actions()) a->setChecked(a->data().toString() == name);
+}
+
+bool MainWindow::exportCurrentView(const QString& path, QString* error)
+{
+    FigureView* v = currentView();
+    const auto format = figureFormatFromPath(path);
+    if (!format) {
+        *error = path + tr(": the file name must end in .pdf, .svg or .png");
+        return false;
+    }
+    return exportFigure(*v, figurePreset(), *format, path, error);
+}
+
+void MainWindow::exportDialog()
+{
+    FigureView* v = currentView();
+    if (!v) return;
+    const FigurePreset preset = figurePreset();
+    const QString path = QFileDialog::getSaveFileName(this,
+        tr("Export %1 (preset %2)").arg(v->figureTitle(), preset.name), v->viewName() + QStringLiteral(".pdf"),
+        tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!exportCurrentView(path, &error)) QMessageBox::warning(this, tr("Export figure"), error);
+    else statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+}
+
+bool MainWindow::isBusy() const
+{
+    if (m_loading) return true;
+    for (FigureView* v : m_views)
+        if (v->isBusy()) return true;
+    return false;
+}
+
+bool MainWindow::waitUntilIdle(int timeoutMs)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (!deadline.hasExpired()) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        if (!isBusy()) {
+            QCoreApplication::processEvents();
+            return true;
+        }
+        QThread::msleep(2);
+    }
+    return false;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    QStringList paths;
+    for (const auto& url : event->mimeData()->urls())
+        if (url.isLocalFile()) paths << url.toLocalFile();
+    if (paths.isEmpty()) return;
+    event->acceptProposedAction();
+    openPaths(paths);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (m_load) m_load->cancel.cancel();
+    event->accept();
+}
+
+} // namespace kwb::ui

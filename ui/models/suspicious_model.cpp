@@ -1,0 +1,126 @@
+#include "models/suspicious_model.h"
+
+#include <QBrush>
+#include <QColor>
+
+#include <algorithm>
+
+namespace kwb::ui {
+
+namespace {
+
+QString severityName(int s)
+{
+    switch (s) {
+    case 3: return QStringLiteral("error");
+    case 2: return QStringLiteral("warning");
+    case 1: return QStringLiteral("info");
+    default: return {};
+    }
+}
+
+} // namespace
+
+SuspiciousModel::SuspiciousModel(QObject* parent) : QAbstractTableModel(parent), m_data(std::make_shared<ProjectData>())
+{
+}
+
+std::vector<int> SuspiciousModel::rank(const ProjectData& data)
+{
+    std::vector<int> order;
+    const auto& rows = *data.rows;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].flagCount > 0) order.push_back(static_cast<int>(i));
+    std::stable_sort(order.begin(), order.end(), [&rows](int a, int b) {
+        const RecordRow& x = rows[static_cast<std::size_t>(a)];
+        const RecordRow& y = rows[static_cast<std::size_t>(b)];
+        if (x.severity != y.severity) return x.severity > y.severity;
+        if (x.flagCount != y.flagCount) return x.flagCount > y.flagCount;
+        const double sx = std::isnan(x.speedup) ? -1 : x.speedup;
+        const double sy = std::isnan(y.speedup) ? -1 : y.speedup;
+        return sx > sy;
+    });
+    return order;
+}
+
+void SuspiciousModel::setData(ProjectDataPtr data)
+{
+    beginResetModel();
+    m_data = data ? std::move(data) : std::make_shared<ProjectData>();
+    m_order = rank(*m_data);
+    m_reasons.clear();
+    m_reasons.reserve(m_order.size());
+    for (int i : m_order) {
+        QStringList parts;
+        for (const auto& f : m_data->records->records[static_cast<std::size_t>(i)].verification.flags)
+            parts << QString::fromStdString(f.code) + QLatin1String(": ") + QString::fromStdString(f.reason);
+        m_reasons.push_back(parts.join(QLatin1String("; ")));
+    }
+    endResetModel();
+}
+
+int SuspiciousModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_order.size());
+}
+
+int SuspiciousModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant SuspiciousModel::rawValue(int row, int column) const
+{
+    const RecordRow& r = (*m_data->rows)[static_cast<std::size_t>(m_order[static_cast<std::size_t>(row)])];
+    switch (column) {
+    case Rank: return static_cast<double>(row + 1);
+    case Record: return r.id;
+    case Model: return r.model;
+    case Problem: return r.problem;
+    case Speedup: return r.speedup;
+    case Severity: return static_cast<double>(r.severity);
+    case Reasons: return m_reasons[static_cast<std::size_t>(row)];
+    default: return {};
+    }
+}
+
+QVariant SuspiciousModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
+    const RecordRow& r = (*m_data->rows)[static_cast<std::size_t>(m_order[static_cast<std::size_t>(index.row())])];
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Rank: return index.row() + 1;
+        case Speedup: return std::isnan(r.speedup) ? QString() : QString::number(r.speedup, 'f', 2);
+        case Severity: return severityName(r.severity);
+        default: return rawValue(index.row(), index.column());
+        }
+    case Qt::ToolTipRole:
+        if (index.column() == Reasons) return m_reasons[static_cast<std::size_t>(index.row())];
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == Severity && r.severity >= 3) return QBrush(QColor(0xD5, 0x5E, 0x00));
+        return {};
+    case RawValueRole: return rawValue(index.row(), index.column());
+    case RecordIndexRole: return recordIndex(index.row());
+    default: return {};
+    }
+}
+
+QVariant SuspiciousModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    switch (section) {
+    case Rank: return tr("#");
+    case Record: return tr("Record");
+    case Model: return tr("Model");
+    case Problem: return tr("Problem");
+    case Speedup: return tr("Claimed speedup");
+    case Severity: return tr("Severity");
+    case Reasons: return tr("Reasons");
+    default: return {};
+    }
+}
+
+} // namespace kwb::ui

@@ -1,0 +1,99 @@
+#include "project/project_data.h"
+
+#include <QSet>
+
+#include <algorithm>
+
+#include "analysis/statistics.h"
+
+namespace kwb::ui {
+
+int severityRank(const std::string& severity)
+{
+    if (severity == "error") return 3;
+    if (severity == "warning") return 2;
+    if (severity == "info") return 1;
+    return severity.empty() ? 2 : 1; // an unlabelled flag is treated as a warning
+}
+
+std::vector<RecordRow> buildRecordRows(const RecordSet& set)
+{
+    std::vector<RecordRow> rows;
+    rows.reserve(set.records.size());
+    for (const auto& r : set.records) {
+        RecordRow row;
+        row.id = QString::fromStdString(r.id);
+        row.model = QString::fromStdString(r.model);
+        row.problem = QString::fromStdString(r.problem.label());
+        row.status = QString::fromLatin1(outcomeName(r.outcome));
+        row.run = QString::fromStdString(r.run);
+        row.level = r.problem.level.value_or(-1);
+        if (auto s = effectiveSpeedup(r)) row.speedup = *s;
+        if (auto c = r.candidate.centralMs()) row.candidateMs = *c;
+        if (!r.baselines.empty())
+            if (auto b = r.baselines.front().stats.centralMs()) row.baselineMs = *b;
+        QStringList codes;
+        for (const auto& f : r.verification.flags) {
+            codes << QString::fromStdString(f.code);
+            row.severity = std::max(row.severity, severityRank(f.severity));
+        }
+        row.flagCount = static_cast<int>(r.verification.flags.size());
+        row.flags = codes.join(QLatin1String(", "));
+        row.hasGrid = r.verification.coverage && r.verification.coverage->grid.rows > 0 &&
+                      r.verification.coverage->grid.cols > 0;
+        row.haystack = (row.id + QLatin1Char(' ') + row.model + QLatin1Char(' ') + row.problem + QLatin1Char(' ') +
+                        row.status + QLatin1Char(' ') + row.flags + QLatin1Char(' ') + row.run + QLatin1Char(' ') +
+                        QString::fromStdString(r.error))
+                           .toLower();
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+RecordFacets computeFacets(const std::vector<RecordRow>& rows)
+{
+    QSet<QString> models, problems, statuses, flags;
+    QSet<qint64> levels;
+    for (const auto& r : rows) {
+        models.insert(r.model);
+        problems.insert(r.problem);
+        statuses.insert(r.status);
+        if (r.level >= 0) levels.insert(r.level);
+        if (r.flagCount > 0)
+            for (const auto& f : r.flags.split(QLatin1String(", "))) flags.insert(f);
+    }
+    RecordFacets f;
+    f.models = QStringList(models.begin(), models.end());
+    f.problems = QStringList(problems.begin(), problems.end());
+    f.statuses = QStringList(statuses.begin(), statuses.end());
+    f.flagCodes = QStringList(flags.begin(), flags.end());
+    f.models.sort();
+    f.problems.sort();
+    f.statuses.sort();
+    f.flagCodes.sort();
+    QList<qint64> lv(levels.begin(), levels.end());
+    std::sort(lv.begin(), lv.end());
+    for (qint64 l : lv) f.levels << QString::number(l);
+    return f;
+}
+
+std::size_t ProjectData::flaggedCount() const
+{
+    std::size_t n = 0;
+    for (const auto& r : *rows) n += r.flagCount > 0 ? 1 : 0;
+    return n;
+}
+
+ProjectDataPtr makeProjectData(RecordSet records, Project project)
+{
+    auto data = std::make_shared<ProjectData>();
+    data->project = std::move(project);
+    auto set = std::make_shared<RecordSet>(std::move(records));
+    auto rows = std::make_shared<std::vector<RecordRow>>(buildRecordRows(*set));
+    data->facets = computeFacets(*rows);
+    data->rows = std::move(rows);
+    data->records = std::move(set);
+    return data;
+}
+
+} // namespace kwb::ui

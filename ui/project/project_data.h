@@ -1,0 +1,107 @@
+#pragma once
+// Everything a loaded project shows, converted to Qt types once per load on
+// the loading thread and then shared read-only (std::shared_ptr<const>) by
+// every view. Nothing here is modified after publication.
+#include <QString>
+#include <QStringList>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "project/project.h"
+#include "records/record_set.h"
+
+namespace kwb::ui {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// One record as the tables show it. Built once per load.
+struct RecordRow {
+    QString id;
+    QString model;
+    QString problem; // "L1/23_Softmax"
+    QString status;  // outcome name
+    QString run;
+    QString flags;   // flag codes, comma-separated
+    QString haystack; // lower-case text the search box matches
+    qint64 level = -1;
+    double speedup = kNaN; // effective speedup (stored, else baseline/candidate)
+    double candidateMs = kNaN;
+    double baselineMs = kNaN;
+    int flagCount = 0;
+    int severity = 0; // 0 none, 1 info, 2 warning, 3 error (worst flag)
+    bool hasGrid = false;
+};
+
+std::vector<RecordRow> buildRecordRows(const RecordSet& set);
+
+// Distinct values of the filterable columns, sorted, for the filter boxes.
+struct RecordFacets {
+    QStringList models;
+    QStringList levels;
+    QStringList problems;
+    QStringList statuses;
+    QStringList flagCodes;
+};
+RecordFacets computeFacets(const std::vector<RecordRow>& rows);
+int severityRank(const std::string& severity);
+
+struct CategoryShare {
+    QString category;
+    bool addressable = false;
+    double us = 0;
+    double share = 0; // of GPU kernel time
+    qint64 count = 0;
+};
+
+struct KernelShare {
+    QString name;
+    QString family;
+    QString category;
+    bool addressable = false;
+    double us = 0;
+    qint64 count = 0;
+    double meanUs = 0;
+    double share = 0;
+};
+
+// One workload's breakdown (core/analysis/breakdown.h), in Qt types.
+struct WorkloadSummary {
+    QString name;
+    QString source;
+    QString device;
+    QString rulesVersion;
+    double gpuKernelUs = 0;
+    double busyUs = 0;
+    double spanUs = 0;
+    double addressableUs = 0;
+    double addressableFraction = 0;     // of GPU kernel time
+    double addressableSpanFraction = 0; // of the profiled span
+    qint64 kernelCount = 0;
+    std::vector<CategoryShare> categories; // by time, descending
+    std::vector<KernelShare> topKernels;   // by time, descending
+};
+
+struct ProjectData {
+    Project project;
+    RecordSetPtr records = std::make_shared<RecordSet>();
+    std::shared_ptr<const std::vector<RecordRow>> rows = std::make_shared<std::vector<RecordRow>>();
+    RecordFacets facets;
+    std::vector<WorkloadSummary> workloads;
+    QStringList problemSpecs;   // problem spec files found in the project's problem folders
+    QStringList candidateSpecs; // candidate spec files found there
+    QStringList messages;       // what could not be loaded, each naming the file and the reason
+    bool tracesSupported = false; // this build reads traces
+    bool cancelled = false;
+
+    std::size_t flaggedCount() const;
+};
+
+using ProjectDataPtr = std::shared_ptr<const ProjectData>;
+
+// For tests and benchmarks: data over records already in memory.
+ProjectDataPtr makeProjectData(RecordSet records, Project project = {});
+
+} // namespace kwb::ui

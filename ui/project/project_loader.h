@@ -1,0 +1,19 @@
+#pragma once
+// Loads everything a project lists: records, traces (with their breakdowns
+// under the project's rule table) and problem suites. Synchronous: the window
+// runs it through QtConcurrent, `kwb figures` and screenshots call it directly.
+//
+// Thread: any (touches no widgets). Never fails as a whole: missing folders,
+// unreadable files and bad records become messages in ProjectData::messages,
+// each naming the file and the reason; what loads is shown.
+#include "base/progress.h"
+#include "project/project_data.h"
+
+namespace kwb::ui {
+
+ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx = {});
+
+// Whether this build reads profiler traces (core/traces is part of it).
+bool buildHasTraces();
+
+} // namespace kwb::ui

@@ -1,0 +1,270 @@
+#include "views/distributions_view.h"
+
+#include <QAreaSeries>
+#include <QBoxPlotSeries>
+#include <QBoxSet>
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineSeries>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <cmath>
+
+#include "charts/workload_charts.h"
+
+namespace kwb::ui {
+
+namespace {
+
+QString fmt(double v)
+{
+    return QString::number(v, 'g', 3);
+}
+
+} // namespace
+
+DistributionsView::DistributionsView(QWidget* parent)
+    : FigureView(parent),
+      m_data(std::make_shared<ProjectData>()),
+      m_kindBox(new QComboBox),
+      m_groupBox(new QComboBox),
+      m_summary(new QLabel),
+      m_hover(new QLabel),
+      m_view(new QChartView)
+{
+    setWindowTitle(tr("Speedup distributions"));
+    for (auto k : {DistributionKind::Histogram, DistributionKind::Ecdf, DistributionKind::FastP, DistributionKind::Box})
+        m_kindBox->addItem(distributionKindTitle(k), distributionKindName(k));
+    m_groupBox->setEditable(true); // any top-level record field
+    m_groupBox->setInsertPolicy(QComboBox::NoInsert);
+    for (const char* f : {"model", "level", "problem", "status", "gpu", "run", "suite", "baseline", "flagged", "flag"})
+        m_groupBox->addItem(QLatin1String(f));
+    m_groupBox->addItem(tr("(no grouping)"), QString());
+    m_groupBox->setItemData(m_groupBox->count() - 1, QString(), Qt::UserRole);
+    m_groupBox->setCurrentText(m_groupField);
+    m_hover->setMinimumWidth(300);
+    m_hover->setStyleSheet(QStringLiteral("color:#333"));
+    m_view->setRenderHint(QPainter::Antialiasing);
+    m_view->setMouseTracking(true);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Chart")));
+    bar->addWidget(m_kindBox);
+    bar->addWidget(new QLabel(tr("Group by")));
+    bar->addWidget(m_groupBox);
+    bar->addWidget(m_summary, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_hover);
+
+    connect(m_kindBox, &QComboBox::currentIndexChanged, this, [this] {
+        DistributionKind k;
+        if (distributionKindFromName(m_kindBox->currentData().toString(), &k)) setKind(k);
+    });
+    connect(m_groupBox, &QComboBox::textActivated, this, [this](const QString& text) {
+        setGroupBy(text == tr("(no grouping)") ? QString() : text.trimmed());
+    });
+    rebuildChart();
+}
+
+QString DistributionsView::figureTitle() const
+{
+    return tr("Speedup distribution (%1)").arg(distributionKindTitle(m_kind));
+}
+
+QString DistributionsView::hoverText() const
+{
+    return m_hover->text();
+}
+
+void DistributionsView::setProjectData(ProjectDataPtr next)
+{
+    m_data = next ? std::move(next) : std::make_shared<ProjectData>();
+    recompute();
+}
+
+void DistributionsView::setKind(DistributionKind kind)
+{
+    m_kind = kind;
+    const int i = m_kindBox->findData(distributionKindName(kind));
+    if (i >= 0 && i != m_kindBox->currentIndex()) {
+        QSignalBlocker block(m_kindBox);
+        m_kindBox->setCurrentIndex(i);
+    }
+    rebuildChart();
+}
+
+void DistributionsView::setGroupBy(const QString& field)
+{
+    m_groupField = field;
+    {
+        QSignalBlocker block(m_groupBox);
+        m_groupBox->setCurrentText(field.isEmpty() ? tr("(no grouping)") : field);
+    }
+    recompute();
+}
+
+void DistributionsView::recompute()
+{
+    // Off the GUI thread: grouping 100k records takes longer than a frame.
+    const quint64 generation = ++m_generation;
+    ++m_pending;
+    auto records = m_data->records;
+    const QString field = m_groupField;
+    QtConcurrent::run([records, field] {
+        auto d = std::make_shared<std::pair<DistributionData, LogHistogram>>();
+        d->first = computeDistribution(*records, field);
+        d->second = computeLogHistogram(d->first);
+        return d;
+    }).then(this, [this, generation](std::shared_ptr<std::pair<DistributionData, LogHistogram>> d) {
+        --m_pending;
+        if (generation != m_generation) return; // a newer request is on its way
+        m_dist = std::move(d->first);
+        m_hist = std::move(d->second);
+        rebuildChart();
+    });
+}
+
+void DistributionsView::rebuildChart()
+{
+    const FigureStyle style = FigureStyle::screen();
+    QChart* chart = buildDistributionChart(m_dist, m_hist, m_kind, style, std::max(200, m_view->width()));
+    QChart* old = m_view->chart();
+    m_view->setChart(chart);
+    delete old;
+    for (auto* s : chart->series()) connectSeries(s);
+    std::size_t groups = 0;
+    for (const auto& g : m_dist.groups) groups += g.speedups.empty() ? 0 : 1;
+    m_summary->setText(tr("%1 correct, timed records in %2 groups of %3 records")
+                           .arg(m_dist.timedRecords)
+                           .arg(groups)
+                           .arg(m_data->records->records.size()));
+    m_hover->setText(tr("Hover for values; click a bar, curve or box to list its records."));
+}
+
+QString DistributionsView::describeAt(int group, QPointF v) const
+{
+    if (group < 0 || static_cast<std::size_t>(group) >= m_dist.groups.size()) return {};
+    const auto& g = m_dist.groups[static_cast<std::size_t>(group)];
+    switch (m_kind) {
+    case DistributionKind::Histogram: {
+        const int b = m_hist.binOf(v.x());
+        if (b < 0) return {};
+        const double lo = m_hist.edges[static_cast<std::size_t>(b)];
+        const double hi = m_hist.edges[static_cast<std::size_t>(b) + 1];
+        return tr("%1: speedup %2–%3×: %4 records")
+            .arg(g.name, fmt(lo), fmt(hi))
+            .arg(m_hist.counts[static_cast<std::size_t>(group)][static_cast<std::size_t>(b)]);
+    }
+    case DistributionKind::Ecdf: {
+        const auto it = std::upper_bound(g.speedups.begin(), g.speedups.end(), v.x());
+        const double share = g.speedups.empty() ? 0 : double(it - g.speedups.begin()) / double(g.speedups.size());
+        return tr("%1: %2% of %3 correct records have speedup ≤ %4×")
+            .arg(g.name)
+            .arg(100.0 * share, 0, 'f', 1)
+            .arg(g.speedups.size())
+            .arg(fmt(v.x()));
+    }
+    case DistributionKind::FastP: {
+        const double p = std::max(0.0, v.x());
+        return tr("%1: fast_%2 = %3 (%4 of %5 records correct and faster than %2×)")
+            .arg(g.name, fmt(p))
+            .arg(g.fastP.evaluate(p), 0, 'f', 3)
+            .arg(m_dist.recordsFasterThan(group, p).size())
+            .arg(g.allRecords.size());
+    }
+    case DistributionKind::Box:
+        return tr("%1: n=%2, median %3×, quartiles %4–%5×, whiskers %6–%7×")
+            .arg(g.name)
+            .arg(g.speedups.size())
+            .arg(fmt(g.median), fmt(g.q1), fmt(g.q3), fmt(g.whiskerLow), fmt(g.whiskerHigh));
+    }
+    return {};
+}
+
+QSet<int> DistributionsView::pickAt(int group, QPointF v, QString* description) const
+{
+    QSet<int> out;
+    if (group < 0 || static_cast<std::size_t>(group) >= m_dist.groups.size()) return out;
+    const auto& g = m_dist.groups[static_cast<std::size_t>(group)];
+    std::vector<int> picked;
+    QString what;
+    switch (m_kind) {
+    case DistributionKind::Histogram: {
+        const int b = m_hist.binOf(v.x());
+        if (b < 0) return out;
+        const double lo = m_hist.edges[static_cast<std::size_t>(b)];
+        const double hi = m_hist.edges[static_cast<std::size_t>(b) + 1];
+        picked = m_dist.recordsInRange(group, lo, hi);
+        what = tr("the %1 bar %2–%3×").arg(g.name, fmt(lo), fmt(hi));
+        break;
+    }
+    case DistributionKind::Ecdf:
+        picked = m_dist.recordsInRange(group, 0, std::nextafter(v.x(), HUGE_VAL));
+        what = tr("the %1 ECDF at ≤ %2×").arg(g.name, fmt(v.x()));
+        break;
+    case DistributionKind::FastP:
+        picked = m_dist.recordsFasterThan(group, std::max(0.0, v.x()));
+        what = tr("%1 fast_p at p = %2").arg(g.name, fmt(std::max(0.0, v.x())));
+        break;
+    case DistributionKind::Box:
+        picked = g.recordIndex;
+        what = tr("the %1 box").arg(g.name);
+        break;
+    }
+    for (int i : picked) out.insert(i);
+    if (description) *description = what;
+    return out;
+}
+
+void DistributionsView::connectSeries(QAbstractSeries* series)
+{
+    const int group = series->property(kGroupProperty).toInt();
+    if (group < 0) return;
+    auto hover = [this, group](const QPointF& p, bool state) {
+        if (!state) return;
+        const QString text = describeAt(group, p);
+        m_hover->setText(text);
+        QToolTip::showText(QCursor::pos(), text, m_view);
+    };
+    auto click = [this, group](const QPointF& p) {
+        QString what;
+        const QSet<int> picked = pickAt(group, p, &what);
+        if (!picked.isEmpty()) Q_EMIT recordsPicked(picked, what);
+    };
+    if (auto* area = qobject_cast<QAreaSeries*>(series)) {
+        connect(area, &QAreaSeries::hovered, this, hover);
+        connect(area, &QAreaSeries::clicked, this, click);
+    } else if (auto* line = qobject_cast<QLineSeries*>(series)) {
+        connect(line, &QLineSeries::hovered, this, hover);
+        connect(line, &QLineSeries::clicked, this, click);
+    } else if (auto* box = qobject_cast<QBoxPlotSeries*>(series)) {
+        connect(box, &QBoxPlotSeries::hovered, this, [this](bool state, QBoxSet* set) {
+            if (!state || !set) return;
+            const QString text = describeAt(set->property(kGroupProperty).toInt(), {});
+            m_hover->setText(text);
+            QToolTip::showText(QCursor::pos(), text, m_view);
+        });
+        connect(box, &QBoxPlotSeries::clicked, this, [this](QBoxSet* set) {
+            if (!set) return;
+            QString what;
+            const QSet<int> picked = pickAt(set->property(kGroupProperty).toInt(), {}, &what);
+            if (!picked.isEmpty()) Q_EMIT recordsPicked(picked, what);
+        });
+    }
+}
+
+void DistributionsView::paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const
+{
+    paintChart(painter, rect,
+        buildDistributionChart(m_dist, m_hist, m_kind, style, static_cast<int>(std::max(100.0, rect.width()))));
+}
+
+} // namespace kwb::ui

@@ -1,0 +1,63 @@
+#pragma once
+// Speedup distributions: histogram on a log axis, ECDF, fast_p over p, and a
+// box per group; grouped by any record field. Hover shows values; a click on
+// a bar, a curve or a box picks its records (recordsPicked).
+#include <QFutureWatcher>
+#include <QSet>
+
+#include "charts/distribution_chart.h"
+#include "views/figure_view.h"
+
+class QChartView;
+class QComboBox;
+class QLabel;
+class QAbstractSeries;
+
+namespace kwb::ui {
+
+class DistributionsView : public FigureView {
+    Q_OBJECT
+public:
+    explicit DistributionsView(QWidget* parent = nullptr);
+
+    QString viewName() const override { return QStringLiteral("distributions"); }
+    void setProjectData(ProjectDataPtr data) override;
+    bool isBusy() const override { return m_pending > 0; }
+    void paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const override;
+    QString figureTitle() const override;
+
+    DistributionKind kind() const { return m_kind; }
+    void setKind(DistributionKind kind);
+    QString groupBy() const { return m_groupField; }
+    void setGroupBy(const QString& field);
+    const DistributionData& distribution() const { return m_dist; }
+    QChartView* chartView() const { return m_view; }
+    QString hoverText() const;
+
+    // What a click at a value position picks (also used by tests).
+    QSet<int> pickAt(int group, QPointF value, QString* description) const;
+    QString describeAt(int group, QPointF value) const;
+
+Q_SIGNALS:
+    void recordsPicked(const QSet<int>& records, const QString& description);
+
+private:
+    void recompute();
+    void rebuildChart();
+    void connectSeries(QAbstractSeries* series);
+
+    ProjectDataPtr m_data;
+    DistributionData m_dist;
+    LogHistogram m_hist;
+    DistributionKind m_kind = DistributionKind::Histogram;
+    QString m_groupField = QStringLiteral("model");
+    quint64 m_generation = 0;
+    int m_pending = 0;
+    QComboBox* m_kindBox;
+    QComboBox* m_groupBox;
+    QLabel* m_summary;
+    QLabel* m_hover;
+    QChartView* m_view;
+};
+
+} // namespace kwb::ui

@@ -1,0 +1,358 @@
+#include "views/records_view.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include "models/record_filter_proxy.h"
+#include "models/record_table_model.h"
+#include "views/cuda_highlighter.h"
+#include "views/filtered_table.h"
+
+namespace kwb::ui {
+
+namespace {
+
+QString esc(const std::string& s)
+{
+    return QString::fromStdString(s).toHtmlEscaped();
+}
+
+QString num(const std::optional<double>& v, int digits = 4)
+{
+    return v ? QString::number(*v, 'g', digits) : QStringLiteral("–");
+}
+
+void row(QString& html, const QString& key, const QString& value)
+{
+    html += QLatin1String("<tr><td style='color:#555;padding-right:12px'>") + key + QLatin1String("</td><td>") +
+            value + QLatin1String("</td></tr>");
+}
+
+QString statsLine(const RuntimeStats& s)
+{
+    QStringList parts;
+    if (s.medianMs) parts << QObject::tr("median %1 ms").arg(num(s.medianMs));
+    if (s.meanMs) parts << QObject::tr("mean %1 ms").arg(num(s.meanMs));
+    if (s.stdMs) parts << QObject::tr("std %1").arg(num(s.stdMs));
+    if (s.minMs) parts << QObject::tr("min %1").arg(num(s.minMs));
+    if (s.maxMs) parts << QObject::tr("max %1").arg(num(s.maxMs));
+    return parts.isEmpty() ? QStringLiteral("–") : parts.join(QLatin1String(", "));
+}
+
+QString provenanceLine(const Provenance& p)
+{
+    QStringList parts;
+    if (!p.gpu.empty()) parts << esc(p.gpu);
+    if (!p.timer.empty()) parts << QObject::tr("timer %1").arg(esc(p.timer));
+    if (p.trials) parts << QObject::tr("%1 trials").arg(*p.trials);
+    if (p.l2Flush) parts << (*p.l2Flush ? QObject::tr("L2 flushed") : QObject::tr("no L2 flush"));
+    if (p.tolerance.atol || p.tolerance.rtol)
+        parts << QObject::tr("atol %1 rtol %2").arg(num(p.tolerance.atol), num(p.tolerance.rtol));
+    if (!p.precision.empty()) parts << esc(p.precision);
+    if (!p.config.empty()) parts << esc(p.config);
+    if (!p.source.empty()) parts << esc(p.source);
+    return parts.isEmpty() ? QObject::tr("not recorded") : parts.join(QStringLiteral(" · "));
+}
+
+QString recordHtml(const EvalRecord& r, const RecordRow& rr)
+{
+    QString h = QLatin1String("<h3 style='margin:2px'>") + rr.id.toHtmlEscaped() + QLatin1String("</h3><table>");
+    row(h, QObject::tr("Problem"), rr.problem.toHtmlEscaped() + (r.problem.suite.empty() ? QString() :
+        QLatin1String(" (") + esc(r.problem.suite) + QLatin1Char(')')));
+    row(h, QObject::tr("Model"), rr.model.toHtmlEscaped());
+    if (!r.run.empty()) row(h, QObject::tr("Run"), esc(r.run));
+    if (r.sample) row(h, QObject::tr("Sample"), QString::number(*r.sample));
+    row(h, QObject::tr("Status"), rr.status + (r.compiled ? QObject::tr(", compiled") : QObject::tr(", not compiled")));
+    if (!r.error.empty()) row(h, QObject::tr("Error"), QLatin1String("<tt>") + esc(r.error) + QLatin1String("</tt>"));
+    row(h, QObject::tr("Speedup"), std::isnan(rr.speedup) ? QStringLiteral("–") :
+        QString::number(rr.speedup, 'f', 3) + QStringLiteral("× over ") +
+        (r.speedupBaseline.empty() ? QObject::tr("baseline") : esc(r.speedupBaseline)));
+    row(h, QObject::tr("Kernel"), statsLine(r.candidate));
+    row(h, QObject::tr("Provenance"), provenanceLine(r.candidate.provenance));
+    for (const auto& b : r.baselines) {
+        row(h, QObject::tr("Baseline %1").arg(esc(b.name)), statsLine(b.stats));
+        if (!b.stats.provenance.empty()) row(h, QString(), provenanceLine(b.stats.provenance));
+    }
+    if (const auto& c = r.verification.coverage) {
+        QString cov = c->writtenFraction ? QString::number(100.0 * *c->writtenFraction, 'f', 2) + QLatin1String("% written")
+                                         : QObject::tr("written fraction unknown");
+        if (c->writtenElements && c->totalElements)
+            cov += QObject::tr(" (%1 of %2 elements)").arg(*c->writtenElements).arg(*c->totalElements);
+        if (!c->firstUnwritten.empty()) {
+            QStringList idx;
+            for (auto i : c->firstUnwritten) idx << QString::number(i);
+            cov += QObject::tr("; first unwritten: %1").arg(idx.join(QLatin1String(", ")));
+        }
+        if (c->grid.rows > 0) cov += QObject::tr("; grid %1×%2").arg(c->grid.rows).arg(c->grid.cols);
+        row(h, QObject::tr("Coverage"), cov);
+    }
+    h += QLatin1String("</table>");
+    if (!r.verification.flags.empty()) {
+        h += QLatin1String("<h4 style='margin:4px 2px'>") + QObject::tr("Flags") + QLatin1String("</h4><ul style='margin:0'>");
+        for (const auto& f : r.verification.flags) {
+            const bool error = f.severity == "error";
+            h += QLatin1String("<li><b style='color:") + (error ? QLatin1String("#D55E00") : QLatin1String("#B07800")) +
+                 QLatin1String("'>") + esc(f.code) + QLatin1String("</b> (") +
+                 (f.severity.empty() ? QObject::tr("warning") : esc(f.severity)) + QLatin1String("): ") +
+                 esc(f.reason) + QLatin1String("</li>");
+        }
+        h += QLatin1String("</ul>");
+    } else {
+        h += QLatin1String("<p style='color:#555'>") + QObject::tr("No flags.") + QLatin1String("</p>");
+    }
+    return h;
+}
+
+QString sourceText(const EvalRecord& r)
+{
+    if (!r.source.code.empty()) return QString::fromStdString(r.source.code);
+    if (!r.source.path.empty()) {
+        QFile f(QString::fromStdString(r.source.path));
+        if (f.open(QIODevice::ReadOnly)) return QString::fromUtf8(f.read(2 << 20));
+        return QObject::tr("// Kernel source: %1 (not found on this machine)").arg(QString::fromStdString(r.source.path));
+    }
+    return QObject::tr("// This record carries no kernel source.");
+}
+
+} // namespace
+
+RecordsView::RecordsView(QWidget* parent)
+    : FigureView(parent),
+      m_data(std::make_shared<ProjectData>()),
+      m_model(new RecordTableModel(this)),
+      m_proxy(new RecordFilterProxy(this)),
+      m_table(new QTableView),
+      m_search(new QLineEdit),
+      m_modelBox(new QComboBox),
+      m_levelBox(new QComboBox),
+      m_problemBox(new QComboBox),
+      m_statusBox(new QComboBox),
+      m_flagBox(new QComboBox),
+      m_count(new QLabel),
+      m_pickNote(new QLabel),
+      m_showAll(new QPushButton(tr("Show all"))),
+      m_detail(new QTextBrowser),
+      m_source(new QPlainTextEdit)
+{
+    setWindowTitle(tr("Records"));
+    m_proxy->setSourceModel(m_model);
+    setupFilteredTable(m_table, m_proxy, m_search, tr("Search id, model, problem, flags, errors…"));
+    m_table->setColumnWidth(RecordTableModel::Id, 170);
+    m_table->setColumnWidth(RecordTableModel::Model, 150);
+    m_table->setColumnWidth(RecordTableModel::Level, 50);
+    m_table->setColumnWidth(RecordTableModel::Problem, 230);
+
+    auto* filters = new QHBoxLayout;
+    filters->addWidget(m_search, 2);
+    for (QComboBox* box : {m_modelBox, m_levelBox, m_problemBox, m_statusBox, m_flagBox}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(8);
+        filters->addWidget(box, 1);
+        connect(box, &QComboBox::currentIndexChanged, this, &RecordsView::applyFilterFromControls);
+    }
+    m_problemBox->setMinimumContentsLength(14);
+    filters->addWidget(m_count);
+    auto* pickBar = new QHBoxLayout;
+    pickBar->addWidget(m_pickNote, 1);
+    pickBar->addWidget(m_showAll);
+    m_pickNote->setStyleSheet(QStringLiteral("color:#0072B2"));
+    m_pickNote->hide();
+    m_showAll->hide();
+    connect(m_showAll, &QPushButton::clicked, this, &RecordsView::clearPicked);
+
+    m_source->setReadOnly(true);
+    m_source->setLineWrapMode(QPlainTextEdit::NoWrap);
+    m_source->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    new CudaHighlighter(m_source->document());
+    m_detail->setOpenLinks(false);
+    auto* detailTabs = new QTabWidget;
+    detailTabs->addTab(m_detail, tr("Details"));
+    detailTabs->addTab(m_source, tr("Kernel source"));
+
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(m_table);
+    split->addWidget(detailTabs);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(filters);
+    layout->addLayout(pickBar);
+    layout->addWidget(split, 1);
+
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex& current) {
+            const int rec = current.isValid() ? current.data(RecordTableModel::RecordIndexRole).toInt() : -1;
+            showDetail(rec);
+            if (rec >= 0) Q_EMIT recordSelected(rec);
+        });
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &RecordsView::updateCount);
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &RecordsView::updateCount);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &RecordsView::updateCount);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &RecordsView::updateCount);
+    fillCombo(m_modelBox, tr("All models"), {});
+    fillCombo(m_levelBox, tr("All levels"), {});
+    fillCombo(m_problemBox, tr("All problems"), {});
+    fillCombo(m_statusBox, tr("Any status"), {});
+    fillCombo(m_flagBox, tr("Flagged or not"), {});
+    showDetail(-1);
+    updateCount();
+}
+
+void RecordsView::fillCombo(QComboBox* combo, const QString& anyText, const QStringList& values)
+{
+    const QString current = combo->currentData().toString();
+    combo->clear();
+    combo->addItem(anyText, QString());
+    for (const auto& v : values) combo->addItem(v, v);
+    const int i = combo->findData(current);
+    combo->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+void RecordsView::setProjectData(ProjectDataPtr next)
+{
+    m_data = next ? std::move(next) : std::make_shared<ProjectData>();
+    const RecordFilter keep = filter();
+    m_updating = true;
+    m_proxy->clearPickedRecords();
+    m_pickNote->hide();
+    m_showAll->hide();
+    m_model->setData(m_data);
+    const RecordFacets& f = m_data->facets;
+    fillCombo(m_modelBox, tr("All models"), f.models);
+    QStringList levels;
+    for (const auto& l : f.levels) levels << l;
+    fillCombo(m_levelBox, tr("All levels"), levels);
+    fillCombo(m_problemBox, tr("All problems"), f.problems);
+    fillCombo(m_statusBox, tr("Any status"), f.statuses);
+    QStringList flagItems{QStringLiteral("flagged"), QStringLiteral("unflagged")};
+    flagItems += f.flagCodes;
+    fillCombo(m_flagBox, tr("Flagged or not"), flagItems);
+    m_updating = false;
+    setFilter(keep);
+    showDetail(-1);
+    updateCount();
+}
+
+RecordFilter RecordsView::filter() const
+{
+    RecordFilter f;
+    f.model = m_modelBox->currentData().toString();
+    f.level = m_levelBox->currentData().toString();
+    f.problem = m_problemBox->currentData().toString();
+    f.status = m_statusBox->currentData().toString();
+    f.flag = m_flagBox->currentData().toString();
+    f.search = m_search->text();
+    return f;
+}
+
+void RecordsView::setFilter(const RecordFilter& f)
+{
+    m_updating = true;
+    auto pick = [](QComboBox* box, const QString& value) {
+        int i = box->findData(value);
+        if (i < 0 && !value.isEmpty()) {
+            // Keep a filter from the project even if nothing matches it now.
+            box->addItem(value, value);
+            i = box->count() - 1;
+        }
+        box->setCurrentIndex(std::max(0, i));
+    };
+    pick(m_modelBox, f.model);
+    pick(m_levelBox, f.level);
+    pick(m_problemBox, f.problem);
+    pick(m_statusBox, f.status);
+    pick(m_flagBox, f.flag);
+    m_search->setText(f.search);
+    m_updating = false;
+    m_proxy->setFilter(f);
+    updateCount();
+}
+
+void RecordsView::applyFilterFromControls()
+{
+    if (m_updating) return;
+    RecordFilter f = filter();
+    f.search = m_proxy->filter().search; // the search box applies itself, debounced
+    m_proxy->setFilter(f);
+    updateCount();
+}
+
+void RecordsView::showPicked(const QSet<int>& records, const QString& description)
+{
+    m_proxy->setPickedRecords(records);
+    m_pickNote->setText(tr("Showing %1 records picked in %2").arg(records.size()).arg(description));
+    m_pickNote->show();
+    m_showAll->show();
+    updateCount();
+}
+
+void RecordsView::clearPicked()
+{
+    m_proxy->clearPickedRecords();
+    m_pickNote->hide();
+    m_showAll->hide();
+    updateCount();
+}
+
+void RecordsView::selectRecord(int recordIndex)
+{
+    if (recordIndex < 0 || recordIndex >= m_model->rowCount()) return;
+    QModelIndex proxyIndex = m_proxy->mapFromSource(m_model->index(recordIndex, 0));
+    if (!proxyIndex.isValid()) {
+        // Hidden by the filters: show it anyway rather than do nothing.
+        clearPicked();
+        setFilter({});
+        proxyIndex = m_proxy->mapFromSource(m_model->index(recordIndex, 0));
+    }
+    m_table->setCurrentIndex(proxyIndex);
+    m_table->scrollTo(proxyIndex, QAbstractItemView::PositionAtCenter);
+    showDetail(recordIndex);
+}
+
+int RecordsView::currentRecord() const
+{
+    const QModelIndex i = m_table->currentIndex();
+    return i.isValid() ? i.data(RecordTableModel::RecordIndexRole).toInt() : -1;
+}
+
+void RecordsView::updateCount()
+{
+    m_count->setText(tr("%1 of %2 records").arg(m_proxy->rowCount()).arg(m_model->rowCount()));
+}
+
+void RecordsView::showDetail(int rec)
+{
+    if (rec < 0 || rec >= m_model->rowCount()) {
+        m_detail->setHtml(m_model->rowCount() == 0
+                ? tr("<p>No records loaded. Use <b>File → Open</b> or drop record files, traces or folders "
+                     "on this window.</p>")
+                : tr("<p>Select a record to see its metrics, provenance, flags and kernel source.</p>"));
+        m_source->clear();
+        return;
+    }
+    m_detail->setHtml(recordHtml(m_model->record(rec), m_model->row(rec)));
+    m_source->setPlainText(sourceText(m_model->record(rec)));
+}
+
+QString RecordsView::detailHtml() const
+{
+    return m_detail->toHtml();
+}
+
+} // namespace kwb::ui

@@ -1,0 +1,70 @@
+#pragma once
+// The record table with filters (model, level, problem, status, flags) and
+// search, and the selected record's metrics, provenance, flags with reasons
+// and kernel source (syntax highlighted).
+#include <QSet>
+
+#include "views/figure_view.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QTableView;
+class QTextBrowser;
+
+namespace kwb::ui {
+
+class RecordTableModel;
+class RecordFilterProxy;
+
+class RecordsView : public FigureView {
+    Q_OBJECT
+public:
+    explicit RecordsView(QWidget* parent = nullptr);
+
+    QString viewName() const override { return QStringLiteral("records"); }
+    void setProjectData(ProjectDataPtr data) override;
+
+    RecordFilter filter() const;
+    void setFilter(const RecordFilter& filter);
+    // Shows only these records (a chart click), with a note saying why.
+    void showPicked(const QSet<int>& records, const QString& description);
+    void clearPicked();
+    void selectRecord(int recordIndex);
+    int currentRecord() const; // -1 when none
+
+    RecordTableModel* model() const { return m_model; }
+    RecordFilterProxy* proxy() const { return m_proxy; }
+    QTableView* table() const { return m_table; }
+    QString detailHtml() const;
+
+Q_SIGNALS:
+    void recordSelected(int recordIndex);
+
+private:
+    void applyFilterFromControls();
+    void updateCount();
+    void showDetail(int recordIndex);
+    static void fillCombo(QComboBox* combo, const QString& anyText, const QStringList& values);
+
+    ProjectDataPtr m_data;
+    RecordTableModel* m_model;
+    RecordFilterProxy* m_proxy;
+    QTableView* m_table;
+    QLineEdit* m_search;
+    QComboBox* m_modelBox;
+    QComboBox* m_levelBox;
+    QComboBox* m_problemBox;
+    QComboBox* m_statusBox;
+    QComboBox* m_flagBox;
+    QLabel* m_count;
+    QLabel* m_pickNote;
+    QPushButton* m_showAll;
+    QTextBrowser* m_detail;
+    QPlainTextEdit* m_source;
+    bool m_updating = false;
+};
+
+} // namespace kwb::ui

@@ -1,0 +1,126 @@
+#include "views/rerun_panel.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace kwb::ui {
+
+RerunPanel::RerunPanel(RerunService* service, QWidget* parent)
+    : QWidget(parent),
+      m_service(service),
+      m_data(std::make_shared<ProjectData>()),
+      m_state(new QLabel),
+      m_run(new QPushButton(tr("Re-run live"))),
+      m_cancel(new QPushButton(tr("Cancel"))),
+      m_progress(new QProgressBar),
+      m_result(new QTextBrowser)
+{
+    m_state->setWordWrap(true);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    m_cancel->hide();
+    m_result->setMaximumHeight(140);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_run);
+    bar->addWidget(m_progress, 1);
+    bar->addWidget(m_cancel);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_state);
+    layout->addLayout(bar);
+    layout->addWidget(m_result);
+    connect(m_run, &QPushButton::clicked, this, &RerunPanel::rerun);
+    connect(m_cancel, &QPushButton::clicked, m_service, &RerunService::cancel);
+    connect(m_service, &RerunService::availabilityChanged, this, &RerunPanel::updateState);
+    connect(m_service, &RerunService::progress, this, [this](const QString& stage, qint64 done, qint64 total) {
+        m_progress->setFormat(stage + QLatin1String(" %v/%m"));
+        m_progress->setRange(0, total > 0 ? static_cast<int>(total) : 0);
+        m_progress->setValue(static_cast<int>(done));
+    });
+    connect(m_service, &RerunService::finished, this, &RerunPanel::showOutcome);
+    updateState();
+}
+
+void RerunPanel::setProjectData(ProjectDataPtr next)
+{
+    m_data = next ? std::move(next) : std::make_shared<ProjectData>();
+    m_record = -1;
+    updateState();
+}
+
+void RerunPanel::setRecord(int recordIndex)
+{
+    m_record = recordIndex;
+    updateState();
+}
+
+QString RerunPanel::stateText() const
+{
+    return m_state->text();
+}
+
+bool RerunPanel::rerunEnabled() const
+{
+    return m_run->isEnabled();
+}
+
+void RerunPanel::updateState()
+{
+    const bool running = m_service->isRunning();
+    m_progress->setVisible(running);
+    m_cancel->setVisible(running);
+    if (!m_service->isAvailable()) {
+        m_state->setText(tr("Live re-run unavailable: %1").arg(m_service->unavailableReason()));
+        m_run->setEnabled(false);
+        return;
+    }
+    m_state->setText(m_service->unavailableReason()); // the "available" line names the device
+    m_run->setEnabled(!running && m_record >= 0);
+}
+
+void RerunPanel::rerun()
+{
+    QString reason;
+    if (!m_service->start(m_data, m_record, &reason)) {
+        m_result->setHtml(QLatin1String("<p style='color:#D55E00'>") + reason.toHtmlEscaped() + QLatin1String("</p>"));
+        return;
+    }
+    m_progress->setRange(0, 0);
+    m_progress->setFormat(tr("starting"));
+    m_result->setHtml(tr("<p>Re-running in an isolated kwb-runner process…</p>"));
+    updateState();
+}
+
+void RerunPanel::showOutcome(const RerunOutcome& o)
+{
+    updateState();
+    QString h;
+    if (!o.completed) {
+        h = QLatin1String("<p style='color:#D55E00'>") + tr("The re-run could not be served: ") + o.message.toHtmlEscaped() +
+            QLatin1String("</p>");
+    } else {
+        h = QLatin1String("<p><b>") + tr("Status: %1").arg(o.status) + QLatin1String("</b>");
+        if (!o.device.isEmpty()) h += tr(" on %1").arg(o.device.toHtmlEscaped());
+        if (!std::isnan(o.speedup)) h += tr(" · speedup %1×").arg(o.speedup, 0, 'f', 3);
+        if (!std::isnan(o.candidateMs)) h += tr(" · kernel %1 ms").arg(o.candidateMs, 0, 'g', 4);
+        if (!std::isnan(o.referenceMs)) h += tr(" · reference %1 ms").arg(o.referenceMs, 0, 'g', 4);
+        h += QLatin1String("</p>");
+        if (!o.message.isEmpty()) h += QLatin1String("<p><tt>") + o.message.toHtmlEscaped() + QLatin1String("</tt></p>");
+        if (o.flags.isEmpty()) {
+            h += tr("<p>No flags raised.</p>");
+        } else {
+            h += QLatin1String("<ul>");
+            for (const auto& f : o.flags) h += QLatin1String("<li>") + f.toHtmlEscaped() + QLatin1String("</li>");
+            h += QLatin1String("</ul>");
+        }
+        if (o.coverage && o.record >= 0 && static_cast<std::size_t>(o.record) < m_data->rows->size())
+            Q_EMIT liveCoverage(*o.coverage, tr("%1 (live)").arg((*m_data->rows)[static_cast<std::size_t>(o.record)].id));
+    }
+    m_result->setHtml(h);
+}
+
+} // namespace kwb::ui

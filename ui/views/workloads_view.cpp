@@ -1,0 +1,223 @@
+#include "views/workloads_view.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPainter>
+#include <QPieSeries>
+#include <QPieSlice>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "analysis/statistics.h"
+#include "charts/workload_charts.h"
+#include "models/raw_value_proxy.h"
+#include "models/top_kernels_model.h"
+#include "views/filtered_table.h"
+
+namespace kwb::ui {
+
+namespace {
+
+// Small multiples on screen: the same painter path as the exported figure.
+class PieGrid final : public QWidget {
+public:
+    explicit PieGrid(const ProjectDataPtr* source) : m_source(source) { setMinimumHeight(200); }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        paintWorkloadPies(p, QRectF(rect()), (*m_source)->workloads, FigureStyle::screen());
+    }
+
+private:
+    const ProjectDataPtr* m_source;
+};
+
+QString pct(double v)
+{
+    return QString::number(100.0 * v, 'f', 1) + QLatin1Char('%');
+}
+
+} // namespace
+
+ProjectionInputs projectionFor(const WorkloadSummary& workload, const RecordSet& records)
+{
+    ProjectionInputs in;
+    in.f = workload.addressableFraction;
+    std::vector<double> speedups;
+    for (const auto& r : records.records) {
+        if (!r.isCorrect()) continue;
+        if (auto s = effectiveSpeedup(r); s && *s > 0) speedups.push_back(*s);
+    }
+    in.records = speedups.size();
+    if (!speedups.empty()) {
+        const auto wins = std::count_if(speedups.begin(), speedups.end(), [](double s) { return s > 1.0; });
+        in.w = static_cast<double>(wins) / static_cast<double>(speedups.size());
+        in.s = median(speedups).value_or(1.0);
+    }
+    const Projection p = project(in.f, in.w, in.s);
+    in.expectedSaving = p.expectedSaving;
+    in.amdahlSaving = p.amdahlSaving;
+    in.amdahlSpeedup = p.amdahlSpeedup;
+    return in;
+}
+
+WorkloadsView::WorkloadsView(QWidget* parent)
+    : FigureView(parent),
+      m_data(std::make_shared<ProjectData>()),
+      m_workloadBox(new QComboBox),
+      m_header(new QLabel),
+      m_pie(new QChartView),
+      m_projection(new QLabel),
+      m_tabs(new QTabWidget),
+      m_grid(new PieGrid(&m_data)),
+      m_topModel(new TopKernelsModel(this)),
+      m_topProxy(new RawValueProxy(this)),
+      m_topTable(new QTableView),
+      m_topSearch(new QLineEdit)
+{
+    setWindowTitle(tr("Workloads"));
+    m_pie->setRenderHint(QPainter::Antialiasing);
+    m_pie->setMinimumSize(320, 240);
+    m_projection->setWordWrap(true);
+    m_projection->setTextFormat(Qt::RichText);
+    m_projection->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_projection->setMinimumWidth(260);
+    m_header->setWordWrap(true);
+    m_topProxy->setSourceModel(m_topModel);
+    setupFilteredTable(m_topTable, m_topProxy, m_topSearch, tr("Filter kernels, families, categories…"));
+    m_topTable->setColumnWidth(TopKernelsModel::Kernel, 380);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Workload")));
+    bar->addWidget(m_workloadBox, 1);
+    auto* top = new QSplitter;
+    top->addWidget(m_pie);
+    top->addWidget(m_projection);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    auto* kernels = new QWidget;
+    auto* kl = new QVBoxLayout(kernels);
+    kl->setContentsMargins(0, 0, 0, 0);
+    kl->addWidget(m_topSearch);
+    kl->addWidget(m_topTable, 1);
+    m_tabs->addTab(m_grid, tr("All workloads"));
+    m_tabs->addTab(kernels, tr("Top kernels"));
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(top);
+    split->addWidget(m_tabs);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(bar);
+    layout->addWidget(m_header);
+    layout->addWidget(split, 1);
+    connect(m_workloadBox, &QComboBox::currentIndexChanged, this, &WorkloadsView::showWorkload);
+    setProjectData(m_data);
+}
+
+QString WorkloadsView::figureTitle() const
+{
+    return tr("GPU time by kernel category per workload");
+}
+
+void WorkloadsView::setProjectData(ProjectDataPtr next)
+{
+    m_data = next ? std::move(next) : std::make_shared<ProjectData>();
+    {
+        QSignalBlocker block(m_workloadBox);
+        m_workloadBox->clear();
+        for (const auto& w : m_data->workloads)
+            m_workloadBox->addItem(w.name + QStringLiteral(" — addressable ") + pct(w.addressableFraction));
+    }
+    m_grid->update();
+    if (m_data->workloads.empty()) {
+        m_header->setText(m_data->tracesSupported
+                ? tr("No profiler traces loaded. Open Kineto (.json, .json.gz) or Nsight Systems SQLite traces, "
+                     "or a folder of them.")
+                : tr("This build does not read profiler traces (core/traces is not part of it)."));
+        QChart* old = m_pie->chart();
+        m_pie->setChart(new QChart);
+        delete old;
+        m_projection->clear();
+        m_topModel->setData(m_data);
+        return;
+    }
+    m_workloadBox->setCurrentIndex(0);
+    showWorkload(0);
+}
+
+void WorkloadsView::selectWorkload(int index)
+{
+    m_workloadBox->setCurrentIndex(index);
+}
+
+void WorkloadsView::showWorkload(int index)
+{
+    if (index < 0 || static_cast<std::size_t>(index) >= m_data->workloads.size()) return;
+    const WorkloadSummary& w = m_data->workloads[static_cast<std::size_t>(index)];
+    m_topModel->setData(m_data, index);
+    const FigureStyle style = FigureStyle::screen();
+    QChart* chart = buildWorkloadPie(w, categoryColors(m_data->workloads), style, true);
+    for (auto* series : chart->series()) {
+        auto* pie = qobject_cast<QPieSeries*>(series);
+        if (!pie) continue;
+        connect(pie, &QPieSeries::hovered, this, [](QPieSlice* slice, bool state) { slice->setLabelVisible(state); });
+    }
+    QChart* old = m_pie->chart();
+    m_pie->setChart(chart);
+    delete old;
+    m_header->setText(tr("%1: %2 GPU activities, %3 ms GPU time (%4 ms busy) in a %5 ms profiled span%6. "
+                         "Addressable: %7 of GPU kernel time, %8 of the span.")
+                          .arg(w.name)
+                          .arg(w.kernelCount)
+                          .arg(w.gpuKernelUs / 1000.0, 0, 'f', 2)
+                          .arg(w.busyUs / 1000.0, 0, 'f', 2)
+                          .arg(w.spanUs / 1000.0, 0, 'f', 2)
+                          .arg(w.device.isEmpty() ? QString() : QLatin1String(" on ") + w.device)
+                          .arg(pct(w.addressableFraction), pct(w.addressableSpanFraction)));
+
+    const ProjectionInputs in = projectionFor(w, *m_data->records);
+    QString h = QLatin1String("<h3>") + tr("End-to-end projection") + QLatin1String("</h3><table>");
+    auto row = [&h](const QString& k, const QString& v) {
+        h += QLatin1String("<tr><td style='padding-right:10px'>") + k + QLatin1String("</td><td><b>") + v +
+             QLatin1String("</b></td></tr>");
+    };
+    row(tr("f, addressable fraction"), pct(in.f));
+    if (in.records == 0) {
+        h += QLatin1String("</table><p>") +
+             tr("No correct, timed evaluation records are loaded, so the win rate w and the median speedup s "
+                "are unknown. Load records to project the end-to-end gain.") +
+             QLatin1String("</p>");
+    } else {
+        row(tr("w, win rate"), pct(in.w));
+        row(tr("s, median speedup"), QString::number(in.s, 'f', 3) + QLatin1Char('x'));
+        row(tr("expected saving f·w·(1−1/s)"), pct(in.expectedSaving));
+        row(tr("Amdahl bound, every addressable kernel at s"),
+            pct(in.amdahlSaving) + QLatin1String(" (") + QString::number(in.amdahlSpeedup, 'f', 3) + QLatin1String("x)"));
+        h += QLatin1String("</table><p style='color:#555'>") +
+             tr("w and s from the %1 correct, timed records loaded (all problems); "
+                "<tt>kwb project</tt> matches problems to kernel families.")
+                 .arg(in.records) +
+             QLatin1String("</p>");
+    }
+    m_projection->setText(h);
+}
+
+QString WorkloadsView::projectionText() const
+{
+    return m_projection->text();
+}
+
+void WorkloadsView::paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const
+{
+    paintWorkloadPies(painter, rect, m_data->workloads, style);
+}
+
+} // namespace kwb::ui

@@ -1,0 +1,63 @@
+#pragma once
+// Workloads from profiler traces: a pie of GPU time by category for the
+// selected workload (addressable slices pulled out), small multiples of all
+// workloads, the top kernels, and the end-to-end projection with its inputs.
+#include "views/figure_view.h"
+
+class QChartView;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTabWidget;
+class QTableView;
+
+namespace kwb::ui {
+
+class TopKernelsModel;
+class RawValueProxy;
+
+// The projection's inputs and result (analysis/statistics.h: project()).
+struct ProjectionInputs {
+    double f = 0;        // addressable fraction of the workload's GPU kernel time
+    double w = 0;        // win rate: correct, timed records with speedup > 1
+    double s = 1;        // median speedup of those correct, timed records
+    std::size_t records = 0; // correct, timed records behind w and s
+    double expectedSaving = 0;
+    double amdahlSaving = 0;
+    double amdahlSpeedup = 1;
+};
+ProjectionInputs projectionFor(const WorkloadSummary& workload, const RecordSet& records);
+
+class WorkloadsView : public FigureView {
+    Q_OBJECT
+public:
+    explicit WorkloadsView(QWidget* parent = nullptr);
+
+    QString viewName() const override { return QStringLiteral("workloads"); }
+    void setProjectData(ProjectDataPtr data) override;
+    // The figure: small multiples of every workload.
+    void paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const override;
+    QString figureTitle() const override;
+
+    void selectWorkload(int index);
+    int workloadCount() const { return static_cast<int>(m_data->workloads.size()); }
+    TopKernelsModel* topKernels() const { return m_topModel; }
+    QString projectionText() const;
+
+private:
+    void showWorkload(int index);
+
+    ProjectDataPtr m_data;
+    QComboBox* m_workloadBox;
+    QLabel* m_header;
+    QChartView* m_pie;
+    QLabel* m_projection;
+    QTabWidget* m_tabs;
+    QWidget* m_grid;
+    TopKernelsModel* m_topModel;
+    RawValueProxy* m_topProxy;
+    QTableView* m_topTable;
+    QLineEdit* m_topSearch;
+};
+
+} // namespace kwb::ui
