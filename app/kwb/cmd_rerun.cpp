@@ -6,6 +6,7 @@
 
 #include "arg_parser.h"
 #include "commands.h"
+#include "kernelbench_rerun.h"
 #include "rerun/rerun_session.h"
 #include "rerun_cli.h"
 
@@ -21,7 +22,7 @@ int runRerun(const Args& args)
         "(CUDA events, L2 flush, CUPTI on every stream), and flags with reasons. A\n"
         "candidate that faults, hangs or runs out of memory becomes a result with that\n"
         "reason; the next one gets a fresh runner.");
-    p.positional("PROBLEM", "problem spec file, or a problem id looked up in --problems folders");
+    p.positional("PROBLEM", "problem spec file, or a problem id looked up in --problems folders (not with --record)");
     p.positional("CANDIDATE...", "candidate spec files or ids; none: every candidate of the problem found "
                                  "in the --candidates folders");
     p.option("format", "table|json", "output format", "table");
@@ -31,14 +32,11 @@ int runRerun(const Args& args)
     p.flag("check-expectations", "exit 1 unless every exploit fixture raises its expected flags and no honest "
                                  "candidate raises any (zero_acceptance aside)");
     addRerunOptions(p);
+    addKernelBenchOptions(p);
     p.epilog("Exit status: 0 when every candidate was re-run (flags do not change it), 1 on\n"
              "errors, on a machine without a usable GPU, or with --check-expectations when\n"
              "an expectation is not met; 3 when this build has no GPU support.");
     if (!p.parse(args)) return finishParse(p);
-    if (p.positionals().empty()) {
-        std::fprintf(stderr, "kwb rerun: no problem given\n\n%s", p.help().c_str());
-        return kExitUsage;
-    }
     const std::string format = *p.value("format");
     if (format != "table" && format != "json") {
         std::fprintf(stderr, "kwb rerun: unknown format '%s' (table or json)\n", format.c_str());
@@ -47,6 +45,15 @@ int runRerun(const Args& args)
     RerunOptions options;
     FlagThresholds thresholds;
     if (!readRerunOptions(p, "rerun", options, thresholds)) return kExitUsage;
+    // KernelBench samples (--record FILE#ID) go to the PyTorch bridge instead of kwb-runner.
+    if (wantsKernelBenchSamples(p)) {
+        if (auto code = gpuBuildCheck("rerun")) return *code;
+        return runKernelBenchRerun(p, options, thresholds, format);
+    }
+    if (p.positionals().empty()) {
+        std::fprintf(stderr, "kwb rerun: no problem given\n\n%s", p.help().c_str());
+        return kExitUsage;
+    }
     if (auto code = gpuBuildCheck("rerun")) return *code;
 
     // Specs first: errors in them are the user's to fix before any GPU work.

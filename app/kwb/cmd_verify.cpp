@@ -11,9 +11,11 @@
 #include "arg_parser.h"
 #include "base/mapped_file.h"
 #include "commands.h"
+#include "kernelbench_rerun.h"
 #include "records/native_reader.h"
 #include "records/native_writer.h"
 #include "records/record_loader.h"
+#include "rerun/kernelbench_sample.h"
 #include "rerun/rerun_session.h"
 #include "rerun_cli.h"
 
@@ -51,14 +53,21 @@ struct Job {
     std::string recordFile;
     std::optional<CandidateSpec> candidate;
     std::optional<ProblemSpec> problem;
+    std::optional<RerunRequest> kernelbench; // a KernelBench sample, for the PyTorch bridge
     std::string whyNot; // why the record cannot be re-run
 };
 
-void planJob(Job& job, const std::vector<std::string>& problemDirs)
+void planJob(Job& job, const std::vector<std::string>& problemDirs, const ArgParser& p, const RerunOptions& options)
 {
     std::string candidatePath;
     if (auto c = rawString(job.record, "candidate_spec")) candidatePath = *c;
     else if (job.record.source.path.size() > 5 && job.record.source.path.ends_with(".json")) candidatePath = job.record.source.path;
+    if (candidatePath.empty() && isKernelBenchSample(job.record)) {
+        auto req = kernelBenchVerifyRequest(p, job.record, options);
+        if (req) job.kernelbench = std::move(*req);
+        else job.whyNot = req.status().toString();
+        return;
+    }
     if (candidatePath.empty()) {
         job.whyNot = "the record names no candidate spec (source.path or candidate_spec)";
         return;
@@ -124,6 +133,7 @@ int runVerify(const Args& args)
     p.option("out", "FILE", "native JSONL file to append verified records to (required)");
     p.repeatedOption("problems", "DIR", "where to look up problem ids (default: the dataset's problems/)");
     addRerunOptions(p);
+    addKernelBenchOptions(p);
     p.epilog("Exit status: 0 when every record was handled, 1 on errors (unreadable input,\n"
              "executor failures, no usable GPU), 3 when this build has no GPU support,\n"
              "130 when interrupted (run again to resume).");
@@ -168,14 +178,16 @@ int runVerify(const Args& args)
             Job job;
             job.record = r;
             job.recordFile = file;
-            planJob(job, problemDirs);
+            planJob(job, problemDirs, p, options);
             jobs.push_back(std::move(job));
         }
     }
     const std::size_t runnable =
         static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.candidate.has_value(); }));
-    std::fprintf(stderr, "kwb verify: %zu records to verify (%zu with candidate specs), %zu already in %s\n", jobs.size(),
-        runnable, skipped, out.c_str());
+    const std::size_t samples =
+        static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.kernelbench.has_value(); }));
+    std::fprintf(stderr, "kwb verify: %zu records to verify (%zu with candidate specs, %zu KernelBench samples), %zu already in %s\n",
+        jobs.size(), runnable, samples, skipped, out.c_str());
 
     int exitCode = kExitOk;
     std::optional<ProcessClient> client;
@@ -185,6 +197,14 @@ int runVerify(const Args& args)
         if (!runnerOpts) return exitCode;
         client.emplace(*runnerOpts);
         if (!checkDevice(*client, "verify", exitCode, caps)) return exitCode;
+    }
+    std::optional<ProcessClient> bridge;
+    if (samples > 0) {
+        auto bridgeOpts = bridgeOptions(p, "verify", exitCode);
+        if (!bridgeOpts) return exitCode;
+        bridge.emplace(*bridgeOpts);
+        Capabilities bridgeCaps;
+        if (!checkDevice(*bridge, "verify", exitCode, bridgeCaps)) return exitCode;
     }
 
     std::FILE* sink = std::fopen(out.c_str(), "ab");
@@ -200,19 +220,26 @@ int runVerify(const Args& args)
     for (std::size_t i = 0; i < jobs.size() && !cancelled; ++i) {
         Job& job = jobs[i];
         EvalRecord record = std::move(job.record);
-        if (!job.candidate) {
+        if (!job.candidate && !job.kernelbench) {
             record.verification.flags.push_back({std::string(flagcode::kNotRun), "not re-run: " + job.whyNot, "info"});
         } else {
-            auto req = makeRerunRequest(*job.problem, *job.candidate, options, record.id);
-            if (!req) {
-                std::fprintf(stderr, "kwb verify: %s: %s\n", record.id.c_str(), req.status().toString().c_str());
-                errors = true;
-                continue;
+            std::optional<RerunRequest> req;
+            if (job.kernelbench) {
+                req = std::move(job.kernelbench);
+            } else {
+                auto made = makeRerunRequest(*job.problem, *job.candidate, options, record.id);
+                if (!made) {
+                    std::fprintf(stderr, "kwb verify: %s: %s\n", record.id.c_str(), made.status().toString().c_str());
+                    errors = true;
+                    continue;
+                }
+                req = std::move(*made);
             }
             TaskContext ctx;
             ctx.cancel = interrupted;
             ctx.progress = progress.forItem(i, jobs.size(), record.id);
-            RerunOutcome o = runRerun(*client, *req, *job.candidate, thresholds, ctx);
+            RerunOutcome o = runRerun(req->candidate.form == CandidateForm::KernelBenchSample ? *bridge : *client, *req,
+                req->candidate, thresholds, ctx);
             if (o.error.code() == ErrorCode::Cancelled || interrupted->isCancelled()) {
                 cancelled = true;
                 break;
@@ -242,6 +269,7 @@ int runVerify(const Args& args)
 
     std::printf("verified %zu records into %s (%zu already there)", written, out.c_str(), skipped);
     if (client && client->restarts() > 0) std::printf("; kwb-runner restarted %d time(s)", client->restarts());
+    if (bridge && bridge->restarts() > 0) std::printf("; PyTorch bridge restarted %d time(s)", bridge->restarts());
     std::printf("\n");
     for (const auto& [code, n] : flagCounts) std::printf("  %-22s %d\n", code.c_str(), n);
     if (cancelled) {
