@@ -126,7 +126,9 @@ int runVerify(const Args& args)
         "verification.rerun. A record is re-run when it names a candidate spec (its\n"
         "top-level \"candidate_spec\" field, or source.path ending in .json); its problem\n"
         "spec comes from \"problem_spec\", else by the candidate's problem id from --problems\n"
-        "folders and the problems/ folder beside the candidates. Other records are written\n"
+        "folders and the problems/ folder beside the candidates. What a record lacks (outcome,\n"
+        "candidate timing, a \"reference\" baseline, speedup) is filled from the re-run;\n"
+        "what it has is kept. Other records are written\n"
         "with a not_run flag. Lines are appended as records finish; run the same command\n"
         "again after an interruption and records already in FILE are skipped.");
     p.positional("RECORDS...", "record files or folders (any format kwb summary reads)");
@@ -250,6 +252,7 @@ int runVerify(const Args& args)
                 continue;
             }
             applyRerunToRecord(record, *o.result);
+            completeRecordFromRerun(record, *o.result, options);
             for (const auto& f : o.result->flags) ++flagCounts[f.code];
             std::string codes;
             for (const auto& f : o.result->flags) codes += (codes.empty() ? "" : ",") + f.code;

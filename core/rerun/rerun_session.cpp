@@ -179,4 +179,55 @@ void applyRerunToRecord(EvalRecord& record, const RerunResult& result)
     else v.extra.push_back({"rerun", json});
 }
 
+namespace {
+
+RuntimeStats statsFrom(const TimingStats& t, const RerunResult& r, const RerunOptions& options)
+{
+    RuntimeStats s;
+    s.medianMs = t.medianMs;
+    s.meanMs = t.meanMs;
+    s.stdMs = t.stdMs;
+    s.minMs = t.minMs;
+    s.maxMs = t.maxMs;
+    s.provenance.gpu = r.device.name;
+    s.provenance.timer = "cuda_event";
+    s.provenance.trials = t.trials;
+    s.provenance.l2Flush = options.l2Flush;
+    s.provenance.tolerance = Tolerance{r.tolerance.atol, r.tolerance.rtol};
+    s.provenance.precision = r.precision == DType::F16 ? "fp16" : r.precision == DType::BF16 ? "bf16" : "fp32";
+    s.provenance.source = "kwb verify";
+    return s;
+}
+
+} // namespace
+
+void completeRecordFromRerun(EvalRecord& record, const RerunResult& r, const RerunOptions& options)
+{
+    if (record.outcome == Outcome::Unknown || record.outcome == Outcome::NotRun) {
+        switch (r.status) {
+        case RerunStatus::Ok: record.outcome = r.allOutputsPassed() ? Outcome::Correct : Outcome::Incorrect; break;
+        case RerunStatus::CompileError: record.outcome = Outcome::CompileError; break;
+        case RerunStatus::LaunchError:
+        case RerunStatus::Fault:
+        case RerunStatus::OutOfMemory: record.outcome = Outcome::RuntimeError; break;
+        case RerunStatus::Timeout: record.outcome = Outcome::Timeout; break;
+        case RerunStatus::NoDevice:
+        case RerunStatus::Unsupported:
+        case RerunStatus::InternalError: break;
+        }
+        if (record.outcome != Outcome::Unknown && record.outcome != Outcome::NotRun) {
+            record.compiled = record.outcome != Outcome::CompileError;
+            if (record.error.empty() && r.status != RerunStatus::Ok) record.error = r.message;
+        }
+    }
+    if (record.candidate.empty() && r.candidateTiming && r.candidateTiming->trials > 0)
+        record.candidate = statsFrom(*r.candidateTiming, r, options);
+    if (r.referenceTiming && r.referenceTiming->trials > 0 && !record.findBaseline("reference"))
+        record.baselines.push_back(Baseline{"reference", statsFrom(*r.referenceTiming, r, options)});
+    if (!record.speedup && r.speedup) {
+        record.speedup = r.speedup;
+        record.speedupBaseline = "reference";
+    }
+}
+
 } // namespace kwb

@@ -58,4 +58,10 @@ nlohmann::json rerunOutcomeJson(const RerunOutcome& outcome);
 // and the whole result under verification.extra["rerun"].
 void applyRerunToRecord(EvalRecord& record, const RerunResult& result);
 
+// Fills what a record lacks from a re-run, leaving what it has: the outcome
+// (when unknown or not run), the candidate's timing with its provenance, a
+// "reference" baseline, and the speedup over it. For records seeded from
+// specs alone, so that summaries can use the re-run's figures.
+void completeRecordFromRerun(EvalRecord& record, const RerunResult& result, const RerunOptions& options);
+
 } // namespace kwb

@@ -280,15 +280,19 @@ void TestRerunCli::verifyWritesAndResumes()
         r.outcome = Outcome::Correct;
         r.speedup = 3.0;
     }
+    EvalRecord bare; // seeded from specs alone: verify fills outcome, timings and speedup
+    bare.id = "r-bare";
+    bare.source.path = kwbtest::testData("candidates/relu/honest.json");
+    records.push_back(bare);
     const QString in = dir + QStringLiteral("/records.jsonl");
     QVERIFY(writeRecordsFile(in.toStdString(), records).isOk());
     const QString out = dir + QStringLiteral("/verified.jsonl");
 
     const Run r = runKwb({QStringLiteral("verify"), in, QStringLiteral("--out"), out});
     QVERIFY2(r.exitCode == 0, r.err.constData());
-    QVERIFY(r.out.contains("verified 4 records"));
+    QVERIFY(r.out.contains("verified 5 records"));
     RecordSet set = loadNativeRecords(out.toStdString());
-    QCOMPARE(set.records.size(), std::size_t{4});
+    QCOMPARE(set.records.size(), std::size_t{5});
     QCOMPARE(set.badRecordCount(), std::size_t{0});
     const auto byId = [&](const char* id) -> const EvalRecord& {
         for (const auto& rec : set.records)
@@ -311,6 +315,17 @@ void TestRerunCli::verifyWritesAndResumes()
     const EvalRecord& plain = byId("r-plain");
     QCOMPARE(qs(plain.verification.flags.at(0).code), QStringLiteral("not_run"));
     QCOMPARE(qs(byId("r-mutate").verification.flags.at(0).code), QStringLiteral("input_mutation"));
+    QCOMPARE(*byId("r-partial").speedup, 3.0); // kept
+    QVERIFY(byId("r-partial").candidate.medianMs.has_value()); // missing, so filled
+    const EvalRecord& bareOut = byId("r-bare");
+    QCOMPARE(bareOut.outcome, Outcome::Correct);
+    QCOMPARE(*bareOut.candidate.medianMs, 0.1);
+    QCOMPARE(qs(bareOut.candidate.provenance.gpu), QStringLiteral("Simulated GPU"));
+    QCOMPARE(*bareOut.candidate.provenance.trials, std::int64_t{5});
+    QVERIFY(bareOut.findBaseline("reference"));
+    QCOMPARE(*bareOut.findBaseline("reference")->stats.medianMs, 0.2);
+    QCOMPARE(*bareOut.speedup, 2.0);
+    QCOMPARE(qs(bareOut.speedupBaseline), QStringLiteral("reference"));
 
     // A second run finds everything done and leaves the file alone.
     QFile f(out);
@@ -319,7 +334,7 @@ void TestRerunCli::verifyWritesAndResumes()
     f.close();
     const Run again = runKwb({QStringLiteral("verify"), in, QStringLiteral("--out"), out});
     QCOMPARE(again.exitCode, 0);
-    QVERIFY(again.out.contains("verified 0 records") && again.out.contains("(4 already there)"));
+    QVERIFY(again.out.contains("verified 0 records") && again.out.contains("(5 already there)"));
     QVERIFY(f.open(QIODevice::ReadOnly));
     QCOMPARE(f.readAll(), before);
     f.close();
@@ -331,9 +346,9 @@ void TestRerunCli::verifyWritesAndResumes()
     f.close();
     const Run resumed = runKwb({QStringLiteral("verify"), in, QStringLiteral("--out"), out});
     QVERIFY2(resumed.exitCode == 0, resumed.err.constData());
-    QVERIFY2(resumed.out.contains("verified 3 records") && resumed.out.contains("(1 already there)"), resumed.out.constData());
+    QVERIFY2(resumed.out.contains("verified 4 records") && resumed.out.contains("(1 already there)"), resumed.out.constData());
     set = loadNativeRecords(out.toStdString());
-    QCOMPARE(set.records.size(), std::size_t{4});
+    QCOMPARE(set.records.size(), std::size_t{5});
     QCOMPARE(set.badRecordCount(), std::size_t{0});
 }
 
