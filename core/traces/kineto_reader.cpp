@@ -1,9 +1,13 @@
 #include "traces/kineto_reader.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -74,14 +78,6 @@ public:
             const ssize_t n = ::read(m_fd, dst, capacity);
             if (n >= 0) {
                 m_consumed += static_cast<std::uint64_t>(n);
-                // Read pages are not needed again: keep the page cache from
-                // counting a multi-GB trace against this process.
-                if (m_consumed - m_dropped >= (64u << 20)) {
-#ifdef POSIX_FADV_DONTNEED
-                    ::posix_fadvise(m_fd, static_cast<off_t>(m_dropped), static_cast<off_t>(m_consumed - m_dropped), POSIX_FADV_DONTNEED);
-#endif
-                    m_dropped = m_consumed;
-                }
                 return static_cast<std::size_t>(n);
             }
             if (errno == EINTR) continue;
@@ -98,7 +94,6 @@ private:
     int m_fd = -1;
     std::uint64_t m_total = 0;
     std::uint64_t m_consumed = 0;
-    std::uint64_t m_dropped = 0;
 };
 
 // Inflates gzip (several members allowed) chunk by chunk.
@@ -199,8 +194,12 @@ inline bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t
 
 inline Scan skipWs(Cursor& c)
 {
-    while (c.p < c.end && isWs(*c.p)) ++c.p;
-    return c.p < c.end ? Scan::Ok : Scan::NeedMore;
+    // Most calls find a token right away: one compare settles those.
+    const char* p = c.p;
+    const char* end = c.end;
+    while (p < end && static_cast<unsigned char>(*p) <= ' ' && isWs(*p)) ++p;
+    c.p = p;
+    return p < end ? Scan::Ok : Scan::NeedMore;
 }
 
 // A string token: raw bytes between the quotes and whether it has escapes.
@@ -217,6 +216,15 @@ inline Scan scanString(Cursor& c, StrTok& out)
     const char* s = c.p + 1;
     out.begin = s;
     out.escaped = false;
+    // Keys and most values are short: a plain loop beats memchr's call there.
+    for (const char* stop = std::min(c.end, s + 16); s < stop; ++s) {
+        if (*s == '\\') break;
+        if (*s == '"') {
+            out.end = s;
+            c.p = s + 1;
+            return Scan::Ok;
+        }
+    }
     for (;;) {
         const void* q = std::memchr(s, '"', static_cast<std::size_t>(c.end - s));
         if (!q) return Scan::NeedMore;
@@ -502,6 +510,13 @@ Scan forEachMember(Cursor& c, Fn&& fn)
     }
 }
 
+// key == literal with the length known at compile time, so the compare is inlined.
+template <std::size_t N>
+inline bool is(std::string_view key, const char (&literal)[N])
+{
+    return key.size() == N - 1 && __builtin_memcmp(key.data(), literal, N - 1) == 0;
+}
+
 // A scalar that may be a number or a string (pid, tid, id).
 struct Scalar {
     std::string_view number; // set when a number
@@ -556,6 +571,17 @@ struct RawEvent {
     std::uint32_t grid[3] = {0, 0, 0};
     std::uint32_t block[3] = {0, 0, 0};
     bool hasPh = false, hasCat = false, hasName = false, hasGrid = false, hasBlock = false;
+
+    // Field by field: cheaper per event than assigning a fresh RawEvent.
+    void reset()
+    {
+        pid.present = tid.present = id.present = false;
+        pid.isString = tid.isString = id.isString = false;
+        pid.number = tid.number = id.number = {};
+        ts = dur = externalId = correlation = device = stream = {};
+        grid[0] = grid[1] = grid[2] = block[0] = block[1] = block[2] = 0;
+        hasPh = hasCat = hasName = hasGrid = hasBlock = false;
+    }
 };
 
 Scan scanArgs(Cursor& c, RawEvent& ev)
@@ -564,12 +590,23 @@ Scan scanArgs(Cursor& c, RawEvent& ev)
     return forEachMember(c, [&](std::string_view key, Cursor& cc) -> Scan {
         const char ch = *cc.p;
         const bool isNum = ch == '-' || (ch >= '0' && ch <= '9');
-        if (key == "External id" && isNum) return scanNumber(cc, ev.externalId);
-        if (key == "correlation" && isNum) return scanNumber(cc, ev.correlation);
-        if (key == "device" && isNum) return scanNumber(cc, ev.device);
-        if (key == "stream" && isNum) return scanNumber(cc, ev.stream);
-        if (key == "grid") return scanDims(cc, ev.grid, ev.hasGrid);
-        if (key == "block") return scanDims(cc, ev.block, ev.hasBlock);
+        switch (key.size()) {
+        case 4: if (is(key, "grid")) return scanDims(cc, ev.grid, ev.hasGrid); break;
+        case 5: if (is(key, "block")) return scanDims(cc, ev.block, ev.hasBlock); break;
+        case 6:
+            if (isNum && is(key, "device")) return scanNumber(cc, ev.device);
+            if (isNum && is(key, "stream")) return scanNumber(cc, ev.stream);
+            break;
+        case 11:
+            if (isNum && is(key, "External id")) return scanNumber(cc, ev.externalId);
+            if (isNum && is(key, "correlation")) return scanNumber(cc, ev.correlation);
+            break;
+        default: break;
+        }
+        if (isNum) {
+            std::string_view ignored;
+            return scanNumber(cc, ignored);
+        }
         return skipValue(cc);
     });
 }
@@ -580,11 +617,11 @@ Scan scanEvent(Cursor& c, RawEvent& ev)
         const char ch = *cc.p;
         switch (key.size()) {
         case 2:
-            if (key == "ph" && ch == '"') {
+            if (is(key, "ph") && ch == '"') {
                 ev.hasPh = true;
                 return scanString(cc, ev.ph);
             }
-            if (key == "ts") {
+            if (is(key, "ts")) {
                 if (ch == '"') {
                     StrTok t; // some exporters quote numbers
                     KWB_SCAN(scanString(cc, t));
@@ -593,16 +630,16 @@ Scan scanEvent(Cursor& c, RawEvent& ev)
                 }
                 return ch == '-' || (ch >= '0' && ch <= '9') ? scanNumber(cc, ev.ts) : skipValue(cc);
             }
-            if (key == "id") return scanScalar(cc, ev.id);
+            if (is(key, "id")) return scanScalar(cc, ev.id);
             break;
         case 3:
-            if (key == "cat" && ch == '"') {
+            if (is(key, "cat") && ch == '"') {
                 ev.hasCat = true;
                 return scanString(cc, ev.cat);
             }
-            if (key == "pid") return scanScalar(cc, ev.pid);
-            if (key == "tid") return scanScalar(cc, ev.tid);
-            if (key == "dur") {
+            if (is(key, "pid")) return scanScalar(cc, ev.pid);
+            if (is(key, "tid")) return scanScalar(cc, ev.tid);
+            if (is(key, "dur")) {
                 if (ch == '"') {
                     StrTok t;
                     KWB_SCAN(scanString(cc, t));
@@ -613,11 +650,11 @@ Scan scanEvent(Cursor& c, RawEvent& ev)
             }
             break;
         case 4:
-            if (key == "name" && ch == '"') {
+            if (is(key, "name") && ch == '"') {
                 ev.hasName = true;
                 return scanString(cc, ev.name);
             }
-            if (key == "args") return scanArgs(cc, ev);
+            if (is(key, "args")) return scanArgs(cc, ev);
             break;
         default: break;
         }
@@ -631,25 +668,50 @@ Cat classify(std::string_view cat)
 {
     // Both the current spelling and the one of PyTorch 1.8-1.10.
     switch (cat.size()) {
-    case 4: if (cat == "ac2g") return Cat::Flow; break;
+    case 4: if (is(cat, "ac2g")) return Cat::Flow; break;
     case 6:
-        if (cat == "kernel" || cat == "Kernel") return Cat::Kernel;
-        if (cat == "cpu_op") return Cat::CpuOp;
-        if (cat == "Memcpy") return Cat::Memcpy;
-        if (cat == "Memset") return Cat::Memset;
+        if (is(cat, "kernel") || is(cat, "Kernel")) return Cat::Kernel;
+        if (is(cat, "cpu_op")) return Cat::CpuOp;
+        if (is(cat, "Memcpy")) return Cat::Memcpy;
+        if (is(cat, "Memset")) return Cat::Memset;
         break;
-    case 7: if (cat == "Runtime" || cat == "runtime") return Cat::Runtime; break;
-    case 8: if (cat == "Operator" || cat == "operator") return Cat::CpuOp; break;
-    case 10: if (cat == "gpu_memcpy") return Cat::Memcpy; if (cat == "gpu_memset") return Cat::Memset; break;
-    case 11: if (cat == "cuda_driver") return Cat::Runtime; break;
-    case 12: if (cat == "cuda_runtime") return Cat::Runtime; break;
-    case 15: if (cat == "user_annotation") return Cat::Annotation; break;
+    case 7: if (is(cat, "Runtime") || is(cat, "runtime")) return Cat::Runtime; break;
+    case 8: if (is(cat, "Operator") || is(cat, "operator")) return Cat::CpuOp; break;
+    case 10: if (is(cat, "gpu_memcpy")) return Cat::Memcpy; if (is(cat, "gpu_memset")) return Cat::Memset; break;
+    case 11: if (is(cat, "cuda_driver")) return Cat::Runtime; break;
+    case 12: if (is(cat, "cuda_runtime")) return Cat::Runtime; break;
+    case 15: if (is(cat, "user_annotation")) return Cat::Annotation; break;
     default: break;
     }
     return Cat::Other;
 }
 
 // ---------------------------------------------------------------- the reader
+
+// Newlines in [p, p+n), eight bytes at a time: every byte of the input passes here once.
+std::int64_t countNewlines(const char* p, std::size_t n)
+{
+    constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
+    constexpr std::uint64_t kNewlines = 0x0A0A0A0A0A0A0A0Aull;
+    std::int64_t count = 0;
+    std::size_t i = 0;
+#ifdef __AVX2__
+    const __m256i nl = _mm256_set1_epi8('\n');
+    for (; i + 32 <= n; i += 32) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+        count += __builtin_popcount(static_cast<unsigned>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl))));
+    }
+#endif
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        const std::uint64_t x = w ^ kNewlines; // zero bytes where '\n' was
+        const std::uint64_t zero = ~(((x & kLow7) + kLow7) | x | kLow7);
+        count += __builtin_popcountll(zero);
+    }
+    for (; i < n; ++i) count += p[i] == '\n';
+    return count;
+}
 
 class KinetoReader {
 public:
@@ -658,6 +720,16 @@ public:
     {
         m_buf.resize(kChunk * 2);
     }
+    // Scans bytes that are already contiguous in memory (a mapping or a
+    // caller's buffer) without copying them. With dropPages, pages behind the
+    // scan are released (only for a read-only file mapping).
+    KinetoReader(std::string_view bytes, bool dropPages, std::string path, const TaskContext& ctx)
+        : m_path(std::move(path)), m_ctx(ctx), m_builder(m_path, TraceFormat::Kineto), m_mapped(bytes.data()),
+          m_dropPages(dropPages)
+    {
+        m_end = bytes.size();
+        m_eof = true;
+    }
 
     Result<TracePtr> run();
     void setName(const std::string& name) { m_builder.setName(name); }
@@ -665,7 +737,9 @@ public:
 private:
     enum class State { Start, TopMember, TopAfterMember, Events, EventsAfter, Done };
 
+    const char* data() const { return m_mapped ? m_mapped : m_buf.data(); }
     Status fill();
+    Status mappedCheckpoint();
     void discard(std::size_t n);
     Status syntaxError(const char* at, const std::string& what) const;
     SourcePosition positionOf(const char* at) const;
@@ -675,6 +749,7 @@ private:
     void handle(RawEvent& ev, const char* at);
     void badEvent(const char* at, const std::string& reason);
     std::int32_t threadOf(const Scalar& pid, const Scalar& tid);
+    std::int32_t threadIndex(const Scalar& pid, const Scalar& tid);
     std::int64_t scalarInt(const Scalar& s);
 
     std::unique_ptr<InputStream> m_in;
@@ -696,15 +771,25 @@ private:
     std::uint64_t m_nextProgress = 0;
     std::string m_scratch;
     std::unordered_map<std::uint64_t, std::int32_t> m_threads;
+    RawEvent m_event;
+    const char* m_mapped = nullptr;
+    bool m_dropPages = false;
+    std::size_t m_dropped = 0;
+    std::size_t m_nextCheck = 0;
+    std::string m_lastPid;
+    std::string m_lastTid;
+    bool m_lastPidString = false;
+    bool m_lastTidString = false;
+    std::int32_t m_lastThread = -1;
 };
 
 SourcePosition KinetoReader::positionOf(const char* at) const
 {
     SourcePosition where{m_path};
-    const std::size_t idx = static_cast<std::size_t>(at - m_buf.data());
+    const std::size_t idx = static_cast<std::size_t>(at - data());
     where.offset = static_cast<std::int64_t>(m_base + idx);
-    const char* b = m_buf.data();
-    std::int64_t line = m_linesBefore + std::count(b, at, '\n') + 1;
+    const char* b = data();
+    std::int64_t line = m_linesBefore + countNewlines(b, idx) + 1;
     const void* nl = idx ? ::memrchr(b, '\n', idx) : nullptr;
     const std::int64_t lineStart = nl ? static_cast<std::int64_t>(m_base) + (static_cast<const char*>(nl) - b) + 1 : m_lastNewlineAbs + 1;
     where.line = line;
@@ -721,7 +806,7 @@ void KinetoReader::discard(std::size_t n)
 {
     // Bytes [0, n) leave the buffer: remember their newlines for positions.
     const char* b = m_buf.data();
-    m_linesBefore += std::count(b, b + n, '\n');
+    m_linesBefore += countNewlines(b, n);
     if (const void* nl = n ? ::memrchr(b, '\n', n) : nullptr)
         m_lastNewlineAbs = static_cast<std::int64_t>(m_base) + (static_cast<const char*>(nl) - b);
     std::memmove(m_buf.data(), m_buf.data() + n, m_end - n);
@@ -745,6 +830,26 @@ Status KinetoReader::fill()
     return {};
 }
 
+// Every 32 MB of a contiguous input: progress, cancellation, and giving back
+// the pages already scanned so a multi-GB mapping does not stay resident.
+Status KinetoReader::mappedCheckpoint()
+{
+    constexpr std::size_t kStep = 32u << 20;
+    m_nextCheck = m_begin + kStep;
+    m_ctx.report("Reading trace", static_cast<std::int64_t>(m_begin), static_cast<std::int64_t>(m_end));
+    if (m_ctx.cancelled()) return Status(ErrorCode::Cancelled, "cancelled", SourcePosition{m_path});
+    if (m_dropPages) {
+        const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        // Keep a margin: the current event may start a little before m_begin's page.
+        const std::size_t upTo = m_begin > (1u << 20) ? ((m_begin - (1u << 20)) / page) * page : 0;
+        if (upTo > m_dropped) {
+            ::madvise(const_cast<char*>(m_mapped) + m_dropped, upTo - m_dropped, MADV_DONTNEED);
+            m_dropped = upTo;
+        }
+    }
+    return {};
+}
+
 std::int64_t KinetoReader::scalarInt(const Scalar& s)
 {
     if (!s.present) return -1;
@@ -757,6 +862,27 @@ std::int64_t KinetoReader::scalarInt(const Scalar& s)
 }
 
 std::int32_t KinetoReader::threadOf(const Scalar& pid, const Scalar& tid)
+{
+    // Consecutive events mostly share a thread: skip the hashing then.
+    auto text = [](const Scalar& s) { return s.isString ? s.string.raw() : s.number; };
+    auto same = [](std::string_view a, const std::string& b) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (a[i] != b[i]) return false;
+        return true;
+    };
+    if (m_lastThread >= 0 && pid.isString == m_lastPidString && tid.isString == m_lastTidString && same(text(pid), m_lastPid)
+        && same(text(tid), m_lastTid))
+        return m_lastThread;
+    m_lastPid.assign(text(pid));
+    m_lastTid.assign(text(tid));
+    m_lastPidString = pid.isString;
+    m_lastTidString = tid.isString;
+    m_lastThread = threadIndex(pid, tid);
+    return m_lastThread;
+}
+
+std::int32_t KinetoReader::threadIndex(const Scalar& pid, const Scalar& tid)
 {
     auto key1 = [](const Scalar& s) -> std::uint64_t {
         if (!s.present) return 0;
@@ -780,15 +906,16 @@ void KinetoReader::handle(RawEvent& ev, const char* at)
     ++m_builder.report().eventsSeen;
     if (!ev.hasPh) return; // metadata-less entries are legal in Chrome traces; nothing for us
     const std::string_view ph = ev.ph.raw();
-    if (ph == "s" || ph == "f") {
-        if (ph == "s" && ev.hasCat && classify(ev.cat.raw()) == Cat::Flow) {
+    const char phase = ph.size() == 1 ? ph[0] : '\0';
+    if (phase == 's' || phase == 'f') {
+        if (phase == 's' && ev.hasCat && classify(ev.cat.raw()) == Cat::Flow) {
             const std::int64_t id = scalarInt(ev.id);
             auto ts = usToNs(ev.ts);
             if (id >= 0 && ts) m_builder.addFlowStart(id, threadOf(ev.pid, ev.tid), *ts);
         }
         return;
     }
-    if (ph != "X" || !ev.hasCat) return;
+    if (phase != 'X' || !ev.hasCat) return;
     const Cat cat = classify(ev.cat.raw());
     if (cat == Cat::Other || cat == Cat::Flow) return;
     auto ts = usToNs(ev.ts);
@@ -836,7 +963,7 @@ void KinetoReader::handle(RawEvent& ev, const char* at)
     }
     case Cat::CpuOp:
     case Cat::Annotation: {
-        if (name.starts_with("ProfilerStep#")) {
+        if (name.size() > 13 && name[0] == 'P' && name.starts_with("ProfilerStep#")) {
             m_builder.addStep(StepRange{*ts, *ts + *dur, m_builder.intern(name)});
             return;
         }
@@ -869,7 +996,7 @@ Scan KinetoReader::deviceProperties(Cursor& c)
         if (*c.p == '{') {
             DeviceInfo d;
             KWB_SCAN(forEachMember(c, [&](std::string_view key, Cursor& cc) -> Scan {
-                if (*cc.p == '"' && key == "name") {
+                if (*cc.p == '"' && is(key, "name")) {
                     StrTok t;
                     KWB_SCAN(scanString(cc, t));
                     d.name = std::string(decode(t, m_scratch));
@@ -879,11 +1006,11 @@ Scan KinetoReader::deviceProperties(Cursor& c)
                     std::string_view num;
                     KWB_SCAN(scanNumber(cc, num));
                     const std::int64_t v = toInt(num).value_or(0);
-                    if (key == "id") d.id = static_cast<std::int32_t>(v);
-                    else if (key == "computeMajor") d.computeMajor = static_cast<std::int32_t>(v);
-                    else if (key == "computeMinor") d.computeMinor = static_cast<std::int32_t>(v);
-                    else if (key == "totalGlobalMem") d.totalMemoryBytes = v;
-                    else if (key == "numSms") d.smCount = static_cast<std::int32_t>(v);
+                    if (is(key, "id")) d.id = static_cast<std::int32_t>(v);
+                    else if (is(key, "computeMajor")) d.computeMajor = static_cast<std::int32_t>(v);
+                    else if (is(key, "computeMinor")) d.computeMinor = static_cast<std::int32_t>(v);
+                    else if (is(key, "totalGlobalMem")) d.totalMemoryBytes = v;
+                    else if (is(key, "numSms")) d.smCount = static_cast<std::int32_t>(v);
                     return Scan::Ok;
                 }
                 return skipValue(cc);
@@ -907,14 +1034,14 @@ Scan KinetoReader::topMember(Cursor& c)
     KWB_SCAN(scanString(c, key));
     KWB_SCAN(expect(c, ':', "expected ':' after a member name"));
     KWB_SCAN(skipWs(c));
-    if (key.raw() == "traceEvents") {
+    if (is(key.raw(), "traceEvents")) {
         if (*c.p != '[') return c.bad(c.p, "\"traceEvents\" is not an array");
         ++c.p;
         m_sawEvents = true;
         m_state = State::Events;
         return Scan::Ok;
     }
-    if (key.raw() == "deviceProperties") KWB_SCAN(deviceProperties(c));
+    if (is(key.raw(), "deviceProperties")) KWB_SCAN(deviceProperties(c));
     else KWB_SCAN(skipValue(c));
     m_state = State::TopAfterMember;
     return Scan::Ok;
@@ -981,9 +1108,9 @@ Scan KinetoReader::step(Cursor& c)
             return c.bad(c.p, "expected a trace event object");
         }
         const char* at = c.p;
-        RawEvent ev;
-        KWB_SCAN(scanEvent(c, ev));
-        handle(ev, at);
+        m_event.reset();
+        KWB_SCAN(scanEvent(c, m_event));
+        handle(m_event, at);
         m_state = State::EventsAfter;
         return Scan::Ok;
     }
@@ -1007,13 +1134,17 @@ Scan KinetoReader::step(Cursor& c)
 
 Result<TracePtr> KinetoReader::run()
 {
-    KWB_RETURN_IF_ERROR(fill());
+    if (!m_mapped) KWB_RETURN_IF_ERROR(fill());
+    // Rough densities of real traces (bytes per row); unused capacity of a
+    // large reservation stays virtual, it is never touched.
+    else if (m_end > (64u << 20)) m_builder.reserve(m_end / 1000, m_end / 250, m_end / 800);
     for (;;) {
-        Cursor c{m_buf.data() + m_begin, m_buf.data() + m_end};
+        Cursor c{data() + m_begin, data() + m_end};
         const State before = m_state;
         const Scan s = step(c);
         if (s == Scan::Ok) {
-            m_begin = static_cast<std::size_t>(c.p - m_buf.data());
+            m_begin = static_cast<std::size_t>(c.p - data());
+            if (m_mapped && m_begin >= m_nextCheck) KWB_RETURN_IF_ERROR(mappedCheckpoint());
             continue;
         }
         if (s == Scan::Bad) return syntaxError(c.errorAt, c.errorWhat);
@@ -1022,8 +1153,8 @@ Result<TracePtr> KinetoReader::run()
         m_state = before;
         if (m_eof) {
             // Only whitespace left?
-            const char* p = m_buf.data() + m_begin;
-            const char* e = m_buf.data() + m_end;
+            const char* p = data() + m_begin;
+            const char* e = data() + m_end;
             while (p < e && isWs(*p)) ++p;
             if (p == e && m_state == State::Done) break;
             if (p == e && m_state == State::Start) {
@@ -1039,34 +1170,79 @@ Result<TracePtr> KinetoReader::run()
     if (!m_sawEvents)
         return Status(ErrorCode::SchemaError, "not a Kineto trace: no \"traceEvents\" array", SourcePosition{m_path});
     m_builder.report().bytesRead = m_base + m_end;
-    m_ctx.report("Reading trace", static_cast<std::int64_t>(m_in->rawTotal()), static_cast<std::int64_t>(m_in->rawTotal()));
+    const auto total = static_cast<std::int64_t>(m_in ? m_in->rawTotal() : m_end);
+    m_ctx.report("Reading trace", total, total);
     return m_builder.finish();
 }
 
 } // namespace
 
+namespace {
+
+// A read-only private mapping of a whole file, unmapped on destruction.
+class FileMapping {
+public:
+    ~FileMapping()
+    {
+        if (m_data) ::munmap(m_data, m_size);
+    }
+    Status open(const std::string& path, std::size_t size)
+    {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return Status(ErrorCode::IoError, std::string("cannot open: ") + std::strerror(errno), SourcePosition{path});
+        void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        ::close(fd);
+        if (p == MAP_FAILED) return Status(ErrorCode::IoError, std::string("cannot map: ") + std::strerror(errno), SourcePosition{path});
+        m_data = p;
+        m_size = size;
+        ::madvise(p, size, MADV_SEQUENTIAL);
+        return {};
+    }
+    std::string_view bytes() const { return {static_cast<const char*>(m_data), m_size}; }
+
+private:
+    void* m_data = nullptr;
+    std::size_t m_size = 0;
+};
+
+} // namespace
+
 Result<TracePtr> readKinetoTrace(const std::string& path, const TaskContext& ctx, const std::string& name)
 {
-    auto file = std::make_unique<FileStream>();
-    KWB_RETURN_IF_ERROR(file->open(path));
     char magic[2] = {0, 0};
     {
         FileStream probe;
         KWB_RETURN_IF_ERROR(probe.open(path));
         auto n = probe.read(magic, 2);
         if (!n.isOk()) return n.status();
+        if (*n == 0) {
+            SourcePosition where{path};
+            where.offset = 0;
+            where.line = where.column = 1;
+            return Status(ErrorCode::ParseError, "empty file: not a trace", where);
+        }
     }
-    std::unique_ptr<InputStream> in;
-    if (looksGzipped(std::string_view(magic, 2))) in = std::make_unique<GzipStream>(std::move(file), path);
-    else in = std::move(file);
-    KinetoReader reader(std::move(in), path, ctx);
+    if (looksGzipped(std::string_view(magic, 2))) {
+        auto file = std::make_unique<FileStream>();
+        KWB_RETURN_IF_ERROR(file->open(path));
+        KinetoReader reader(std::make_unique<GzipStream>(std::move(file), path), path, ctx);
+        if (!name.empty()) reader.setName(name);
+        return reader.run();
+    }
+    // Plain JSON is scanned in place through a mapping: no copy, and pages
+    // behind the scan are dropped so the resident size stays small.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return Status(ErrorCode::IoError, std::string("cannot stat: ") + std::strerror(errno), SourcePosition{path});
+    FileMapping mapping;
+    KWB_RETURN_IF_ERROR(mapping.open(path, static_cast<std::size_t>(st.st_size)));
+    KinetoReader reader(mapping.bytes(), true, path, ctx);
     if (!name.empty()) reader.setName(name);
     return reader.run();
 }
 
 Result<TracePtr> parseKinetoTrace(std::string_view json, const std::string& source, const TaskContext& ctx)
 {
-    KinetoReader reader(std::make_unique<MemoryStream>(json), source, ctx);
+    KinetoReader reader(json, false, source, ctx);
     return reader.run();
 }
 

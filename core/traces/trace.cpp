@@ -109,16 +109,80 @@ Phase declaredPhase(std::string_view name)
 
 } // namespace
 
+namespace {
+
+// Maps ids (External id, correlation) to indices. Profiler ids are mostly
+// dense counters, so a flat table is used when it stays small; otherwise a
+// sorted vector. Either way no per-entry allocation: traces have millions.
+class IdIndex {
+public:
+    void build(std::vector<std::pair<std::int64_t, std::int32_t>> entries)
+    {
+        if (entries.empty()) return;
+        std::int64_t lo = entries.front().first, hi = lo;
+        for (const auto& e : entries) {
+            lo = std::min(lo, e.first);
+            hi = std::max(hi, e.first);
+        }
+        if (lo >= 0 && static_cast<std::uint64_t>(hi - lo) < 4 * entries.size() + 4096) {
+            m_base = lo;
+            m_dense.assign(static_cast<std::size_t>(hi - lo + 1), kNoIndex);
+            // First entry wins, as in file order.
+            for (const auto& e : entries) {
+                std::int32_t& slot = m_dense[static_cast<std::size_t>(e.first - lo)];
+                if (slot == kNoIndex) slot = e.second;
+            }
+            return;
+        }
+        std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        m_sorted = std::move(entries);
+    }
+    std::int32_t find(std::int64_t id) const
+    {
+        if (!m_dense.empty()) {
+            if (id < m_base || id - m_base >= static_cast<std::int64_t>(m_dense.size())) return kNoIndex;
+            return m_dense[static_cast<std::size_t>(id - m_base)];
+        }
+        auto it = std::lower_bound(m_sorted.begin(), m_sorted.end(), id, [](const auto& e, std::int64_t v) { return e.first < v; });
+        return it != m_sorted.end() && it->first == id ? it->second : kNoIndex;
+    }
+
+private:
+    std::int64_t m_base = 0;
+    std::vector<std::int32_t> m_dense;
+    std::vector<std::pair<std::int64_t, std::int32_t>> m_sorted;
+};
+
+} // namespace
+
 void TraceBuilder::linkAndNest()
 {
     Trace& t = *m_trace;
     auto& ops = t.m_ops;
-    // Per thread: by start, longer first, so a parent precedes its children.
-    std::sort(ops.begin(), ops.end(), [](const CpuOp& a, const CpuOp& b) {
-        if (a.thread != b.thread) return a.thread < b.thread;
-        if (a.startNs != b.startNs) return a.startNs < b.startNs;
-        return a.durationNs > b.durationNs;
-    });
+    // Group by thread keeping file order (a stable counting sort), then sort
+    // each thread by start, longer first, so a parent precedes its children.
+    // Profilers write nearly sorted events, so the per-thread check usually
+    // skips the sort.
+    {
+        std::int32_t maxThread = 0;
+        for (const CpuOp& op : ops) maxThread = std::max(maxThread, op.thread);
+        std::vector<std::size_t> start(static_cast<std::size_t>(maxThread) + 2, 0);
+        for (const CpuOp& op : ops) ++start[static_cast<std::size_t>(op.thread) + 1];
+        for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+        std::vector<CpuOp> grouped(ops.size());
+        std::vector<std::size_t> next(start.begin(), start.end() - 1);
+        for (const CpuOp& op : ops) grouped[next[static_cast<std::size_t>(op.thread)]++] = op;
+        ops.swap(grouped);
+        auto before = [](const CpuOp& a, const CpuOp& b) {
+            if (a.startNs != b.startNs) return a.startNs < b.startNs;
+            return a.durationNs > b.durationNs;
+        };
+        for (std::size_t th = 0; th + 1 < start.size(); ++th) {
+            auto first = ops.begin() + static_cast<std::ptrdiff_t>(start[th]);
+            auto last = ops.begin() + static_cast<std::ptrdiff_t>(start[th + 1]);
+            if (!std::is_sorted(first, last, before)) std::stable_sort(first, last, before);
+        }
+    }
     std::vector<std::int32_t> stack;
     for (std::size_t i = 0; i < ops.size(); ++i) {
         CpuOp& op = ops[i];
@@ -153,42 +217,51 @@ void TraceBuilder::linkAndNest()
         return idx;
     };
 
-    std::unordered_map<std::int64_t, std::int32_t> byExternal;
-    byExternal.reserve(ops.size());
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-        const CpuOp& op = ops[i];
-        if (op.externalId < 0) continue;
-        auto [it, inserted] = byExternal.emplace(op.externalId, static_cast<std::int32_t>(i));
-        // Annotations share id space with operators in some versions: prefer the operator.
-        if (!inserted && ops[static_cast<std::size_t>(it->second)].annotation && !op.annotation)
-            it->second = static_cast<std::int32_t>(i);
+    // Operators by External id; user annotations share the id space in some
+    // versions, so an operator is preferred over an annotation with the same id.
+    IdIndex byExternal;
+    {
+        std::vector<std::pair<std::int64_t, std::int32_t>> entries;
+        entries.reserve(ops.size());
+        for (int pass = 0; pass < 2; ++pass)
+            for (std::size_t i = 0; i < ops.size(); ++i)
+                if (ops[i].externalId >= 0 && ops[i].annotation == (pass == 1))
+                    entries.emplace_back(ops[i].externalId, static_cast<std::int32_t>(i));
+        byExternal.build(std::move(entries));
     }
-    std::unordered_map<std::int64_t, const Launch*> launchByCorr;
-    launchByCorr.reserve(m_launches.size());
-    for (const Launch& l : m_launches) launchByCorr.emplace(l.correlation, &l);
-    std::unordered_map<std::int64_t, const Launch*> flowByCorr;
-    flowByCorr.reserve(m_flows.size());
-    for (const Launch& l : m_flows) flowByCorr.emplace(l.correlation, &l);
 
-    for (GpuActivity& a : t.m_activities) {
-        std::int32_t op = kNoIndex;
-        if (a.externalId >= 0) {
-            if (auto it = byExternal.find(a.externalId); it != byExternal.end()) op = it->second;
-        }
-        if (op == kNoIndex && a.correlation >= 0) {
-            if (auto it = launchByCorr.find(a.correlation); it != launchByCorr.end()) {
-                const Launch& l = *it->second;
-                if (l.externalId >= 0) {
-                    if (auto e = byExternal.find(l.externalId); e != byExternal.end()) op = e->second;
-                }
-                if (op == kNoIndex) op = enclosing(l.thread, l.tsNs);
-            } else if (auto f = flowByCorr.find(a.correlation); f != flowByCorr.end()) {
-                op = enclosing(f->second->thread, f->second->tsNs);
+    // Launches and flows are only consulted for activities without an operator by External id.
+    std::vector<std::size_t> unlinked;
+    for (std::size_t i = 0; i < t.m_activities.size(); ++i) {
+        GpuActivity& a = t.m_activities[i];
+        a.op = a.externalId >= 0 ? byExternal.find(a.externalId) : kNoIndex;
+        if (a.op == kNoIndex && a.correlation >= 0) unlinked.push_back(i);
+    }
+    if (!unlinked.empty()) {
+        // Only the correlation ids still unresolved are looked up: a small table.
+        std::unordered_map<std::int64_t, std::pair<std::int32_t, std::int32_t>> wanted; // corr -> (launch, flow)
+        wanted.reserve(unlinked.size());
+        for (std::size_t i : unlinked) wanted.emplace(t.m_activities[i].correlation, std::pair{kNoIndex, kNoIndex});
+        for (std::size_t i = 0; i < m_launches.size(); ++i)
+            if (auto it = wanted.find(m_launches[i].correlation); it != wanted.end() && it->second.first == kNoIndex)
+                it->second.first = static_cast<std::int32_t>(i);
+        for (std::size_t i = 0; i < m_flows.size(); ++i)
+            if (auto it = wanted.find(m_flows[i].correlation); it != wanted.end() && it->second.second == kNoIndex)
+                it->second.second = static_cast<std::int32_t>(i);
+        for (std::size_t i : unlinked) {
+            GpuActivity& a = t.m_activities[i];
+            const auto [li, fi] = wanted[a.correlation];
+            if (li != kNoIndex) {
+                const Launch& l = m_launches[static_cast<std::size_t>(li)];
+                if (l.externalId >= 0) a.op = byExternal.find(l.externalId);
+                if (a.op == kNoIndex) a.op = enclosing(l.thread, l.tsNs);
+            } else if (fi != kNoIndex) {
+                const Launch& f = m_flows[static_cast<std::size_t>(fi)];
+                a.op = enclosing(f.thread, f.tsNs);
             }
         }
-        a.op = op;
-        a.phase = op == kNoIndex ? Phase::Unknown : ops[static_cast<std::size_t>(op)].phase;
     }
+    for (GpuActivity& a : t.m_activities) a.phase = a.op == kNoIndex ? Phase::Unknown : ops[static_cast<std::size_t>(a.op)].phase;
 }
 
 std::shared_ptr<const Trace> TraceBuilder::finish()

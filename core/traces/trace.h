@@ -166,6 +166,15 @@ public:
     // An ac2g flow start ("ph":"s"): the CPU thread and time of the launch with this correlation id.
     void addFlowStart(std::int64_t correlation, std::int32_t thread, std::int64_t tsNs);
 
+    // Capacity hints from the input size, so millions of rows are not copied while the vectors grow.
+    void reserve(std::size_t activities, std::size_t ops, std::size_t launches)
+    {
+        m_trace->m_activities.reserve(activities);
+        m_trace->m_ops.reserve(ops);
+        m_launches.reserve(launches);
+        m_flows.reserve(launches);
+    }
+
     TraceLoadReport& report() { return m_trace->m_report; }
     void setName(std::string name) { m_trace->m_name = std::move(name); }
 

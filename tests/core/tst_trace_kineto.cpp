@@ -234,8 +234,9 @@ private Q_SLOTS:
         QVERIFY(kwbtest::qs(r.status().message()).contains(QStringLiteral("traceEvents")));
     }
 
-    // Events are re-scanned when they straddle the reader's chunks: a trace of
-    // many MB must give exactly what its events say.
+    // Plain files and buffers are scanned in place; gzip streams in chunks of a
+    // few MB, and an event that straddles two chunks is scanned again. Both
+    // must give exactly what the events say.
     void chunkBoundaries()
     {
         std::string json = "{\"traceEvents\":[";
