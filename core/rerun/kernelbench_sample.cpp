@@ -186,16 +186,23 @@ Result<RerunRequest> kernelBenchRequest(const KernelBenchProblemFile& problem, c
     return req;
 }
 
+std::optional<std::int64_t> kernelBenchFileNumber(const EvalRecord& record)
+{
+    if (!record.problem.id) return std::nullopt;
+    const bool leaderboard = record.id.rfind("leaderboard/", 0) == 0 || record.run == "leaderboard";
+    return *record.problem.id + (leaderboard ? 1 : 0);
+}
+
 Result<KernelBenchProblemFile> problemForRecord(const EvalRecord& record, const std::string& kernelbenchDir)
 {
     if (auto src = rawString(record, "problem_source"); src && !src->empty()) {
         KernelBenchProblemFile p;
         p.path = "record " + record.id + " (problem_source)";
         p.name = record.problem.name;
-        if (p.name.empty() && record.problem.id) p.name = std::to_string(*record.problem.id);
+        if (p.name.empty() && record.problem.id) p.name = std::to_string(*kernelBenchFileNumber(record));
         p.source = *src;
         p.level = record.problem.level;
-        p.problemId = record.problem.id;
+        p.problemId = kernelBenchFileNumber(record);
         if (const std::string missing = missingProblemParts(p.source); !missing.empty())
             return Status(ErrorCode::SchemaError, "record '" + record.id + "': its problem_source does not define " + missing);
         return p;
@@ -205,11 +212,12 @@ Result<KernelBenchProblemFile> problemForRecord(const EvalRecord& record, const 
     if (!record.problem.level || !record.problem.id)
         return Status(ErrorCode::InvalidArgument, "record '" + record.id
             + "' names no KernelBench level and problem id, and carries no problem_source or problem_file");
+    const std::int64_t number = *kernelBenchFileNumber(record);
     if (kernelbenchDir.empty())
         return Status(ErrorCode::NotFound, "record '" + record.id + "' (KernelBench level " + std::to_string(*record.problem.level)
-            + ", problem " + std::to_string(*record.problem.id)
+            + ", problem " + std::to_string(number)
             + ") carries no problem_source or problem_file; give a KernelBench checkout with --kernelbench DIR");
-    auto p = findKernelBenchProblem(kernelbenchDir, *record.problem.level, *record.problem.id);
+    auto p = findKernelBenchProblem(kernelbenchDir, *record.problem.level, number);
     if (!p) return Status(p.status().code(), "record '" + record.id + "': " + p.status().message(), p.status().where());
     return p;
 }
@@ -220,7 +228,7 @@ Result<RerunRequest> kernelBenchRequestFromRecord(const EvalRecord& record, cons
         return Status(ErrorCode::InvalidArgument, "record '" + record.id + "' is not a KernelBench sample: "
             + (record.source.code.empty() ? std::string("it carries no inline source") : std::string("its source defines no class ModelNew")));
     KWB_ASSIGN_OR_RETURN(auto problem, problemForRecord(record, options.kernelbenchDir));
-    if (problem.name.empty() && record.problem.id) problem.name = std::to_string(*record.problem.id);
+    if (problem.name.empty() && record.problem.id) problem.name = std::to_string(*kernelBenchFileNumber(record));
     if (!problem.level) problem.level = record.problem.level;
     auto req = kernelBenchRequest(problem, record.id, record.source.code, options.rerun, record.id);
     if (req && !record.model.empty()) req->candidate.name = record.model + " " + record.id;

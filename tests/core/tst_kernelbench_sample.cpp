@@ -201,15 +201,39 @@ void TestKernelBenchSample::leaderboardRecordNeedsItsProblem()
     auto req = kernelBenchRequestFromRecord(r, o);
     QVERIFY(!req);
     const QString msg = qs(req.status().message());
+    // The leaderboard numbers problems from 0, KernelBench's files from 1.
+    const std::int64_t number = *r.problem.id + 1;
+    QCOMPARE(kernelBenchFileNumber(r).value_or(-1), number);
     QVERIFY2(msg.contains(qs(r.id)) && msg.contains(QStringLiteral("--kernelbench"))
-            && msg.contains(QStringLiteral("problem ") + QString::number(*r.problem.id)),
+            && msg.contains(QStringLiteral("problem ") + QString::number(number)),
         qPrintable(msg));
     // With a checkout that lacks the problem, the error names the paths looked at.
     o.kernelbenchDir = kBridgeDir;
     auto req2 = kernelBenchRequestFromRecord(r, o);
     QVERIFY(!req2);
-    QVERIFY2(qs(req2.status().message()).contains(QStringLiteral("KernelBench/level1/") + QString::number(*r.problem.id) + QStringLiteral("_*.py")),
+    QVERIFY2(qs(req2.status().message()).contains(QStringLiteral("KernelBench/level1/") + QString::number(number) + QStringLiteral("_*.py")),
         qPrintable(qs(req2.status().message())));
+
+    // A checkout that has it: the leaderboard's id 0 of level 1 is KernelBench's 1_*.py.
+    const EvalRecord* zero = nullptr;
+    for (const auto& rec : set.records)
+        if (rec.problem.level == 1 && rec.problem.id == 0) zero = &rec;
+    QVERIFY(zero);
+    QTemporaryDir tmp;
+    QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("KernelBench/level1")));
+    writeText(tmp.path() + QStringLiteral("/KernelBench/level1/1_Square_matmul.py"),
+        readText(kBridgeDir + "/KernelBench/level1/1_ReLU.py"));
+    o.kernelbenchDir = tmp.path().toStdString();
+    auto req3 = kernelBenchRequestFromRecord(*zero, o);
+    QVERIFY2(req3, req3 ? "" : req3.status().toString().c_str());
+    QCOMPARE(qs(req3->problem.name), QStringLiteral("1_Square_matmul"));
+    QCOMPARE(qs(req3->kernelbench->recordId), qs(zero->id));
+
+    // Records of other sources keep their number.
+    EvalRecord own = *zero;
+    own.id = "eval/L1/1/sample_0";
+    own.run = "eval";
+    QCOMPARE(kernelBenchFileNumber(own).value_or(-1), std::int64_t{0});
 }
 
 void TestKernelBenchSample::requestFromRecordWithProblemSource()

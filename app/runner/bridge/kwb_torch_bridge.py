@@ -74,6 +74,17 @@ def num(v):
     return v
 
 
+def finite(obj):
+    """Non-finite floats anywhere in a message become the protocol's strings."""
+    if isinstance(obj, float):
+        return num(obj)
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite(v) for v in obj]
+    return obj
+
+
 def cache_root():
     root = os.environ.get("KWB_CACHE_DIR")
     if root:
@@ -396,7 +407,7 @@ class Bridge:
     # -- protocol output
 
     def send(self, obj):
-        self.out.write(json.dumps(obj, ensure_ascii=False, allow_nan=False) + "\n")
+        self.out.write(json.dumps(finite(obj), ensure_ascii=False, allow_nan=False) + "\n")
         self.out.flush()
 
     def header(self, kind, rid):
