@@ -64,6 +64,7 @@ struct Case {
     std::string name;
     LaunchFn launch;
     bool flush;
+    FlushMode mode = FlushMode::Read;
 };
 
 } // namespace
@@ -112,15 +113,17 @@ int main(int argc, char** argv)
             return kwb::Status::ok();
         };
         cases.push_back({"stream " + std::to_string(n * 8 >> 20) + " MiB", launch, true});
+        cases.push_back({"stream " + std::to_string(n * 8 >> 20) + " MiB, write flush", launch, true, FlushMode::Write});
     }
 
-    std::printf("%-24s %11s %11s %9s %11s %11s %9s\n", "case", "median us", "IQR us", "CV med", "trial CV",
+    std::printf("%-30s %11s %11s %9s %11s %11s %9s\n", "case", "median us", "IQR us", "CV med", "trial CV",
         "CUPTI us", "evt-CUPTI");
     TimingConfig cfg;
     cfg.warmup = 10;
     cfg.trials = 100;
     for (const auto& c : cases) {
         cfg.l2Flush = c.flush;
+        cfg.flushMode = c.mode;
         std::vector<double> medians;
         std::vector<double> trialCvs;
         std::vector<double> iqrs;
@@ -147,7 +150,7 @@ int main(int argc, char** argv)
             }
         }
         const double med = quantile(medians, 0.5);
-        std::printf("%-24s %11.2f %11.2f %8.3f%% %10.2f%% %11.2f %8.2f%%\n", c.name.c_str(), med,
+        std::printf("%-30s %11.2f %11.2f %8.3f%% %10.2f%% %11.2f %8.2f%%\n", c.name.c_str(), med,
             quantile(iqrs, 0.5), 100.0 * cv(medians), 100.0 * quantile(trialCvs, 0.5), cuptiUs,
             cuptiUs > 0 ? 100.0 * (eventUs - cuptiUs) / cuptiUs : 0.0);
         std::printf("JSON {\"bench\":\"timing\",\"case\":\"%s\",\"l2_flush\":%s,\"median_us\":%.3f,\"iqr_us\":%.3f,"

@@ -13,7 +13,7 @@ constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
 constexpr std::int64_t kChunkBytes = 512; // one warp, one 16-byte vector per lane
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kCounterHeader = 3;     // written, writtenFirstPass, first unwritten
+constexpr int kCounterHeader = 3;     // written, writtenFirstPass, ~(first unwritten) (0 = none)
 
 struct TileGeom {
     std::int64_t n;
@@ -21,20 +21,42 @@ struct TileGeom {
     std::int64_t tileRows;
     std::int64_t tileCols;
     std::int64_t tilesX;
+    double invCols;
+    double invTileRows;
+    double invTileCols;
 };
+
+// a / b for 0 <= a < 2^53 through a double reciprocal, corrected to the exact quotient.
+__device__ inline std::int64_t fastDiv(std::int64_t a, std::int64_t b, double invB)
+{
+    auto q = static_cast<std::int64_t>(static_cast<double>(a) * invB);
+    while (q * b > a) --q;
+    while ((q + 1) * b <= a) ++q;
+    return q;
+}
 
 // Tile of element idx, and the first element index past idx whose tile may differ.
 __device__ inline std::int64_t tileOf(const TileGeom& g, std::int64_t idx, std::int64_t* nextBoundary)
 {
-    const std::int64_t row = idx / g.cols;
+    const std::int64_t row = fastDiv(idx, g.cols, g.invCols);
     const std::int64_t col = idx - row * g.cols;
-    const std::int64_t tx = col / g.tileCols;
-    const std::int64_t ty = row / g.tileRows;
+    const std::int64_t tx = fastDiv(col, g.tileCols, g.invTileCols);
+    const std::int64_t ty = fastDiv(row, g.tileRows, g.invTileRows);
     if (g.tilesX == 1) // tiles are whole rows: a contiguous element range
         *nextBoundary = min(g.n, (ty + 1) * g.tileRows * g.cols);
     else
         *nextBoundary = row * g.cols + min(g.cols, (tx + 1) * g.tileCols);
     return ty * g.tilesX + tx;
+}
+
+// Streaming 16-byte load: no L1 allocation, L2 prefetch of the 256-byte sector group.
+__device__ inline uint4 loadStreaming(const uint4* p)
+{
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
 }
 
 template <typename W>
@@ -50,7 +72,7 @@ __device__ inline bool differs(const uint4& v, int k, W sentinel)
 // occupancy, and occupancy sets the bytes in flight); tiles and indices are
 // worked out afterwards from the mask, which is 1/(8 * element bytes) of the data.
 // Bit layout: word c*E+k, bit lane = element (c*32+lane)*E+k.
-template <typename W, bool kSecond, int kU>
+template <typename W, bool kSecond, int kU, bool kNc, bool kGridStride>
 __global__ void __launch_bounds__(kThreads, kU == 4 ? 6 : 4) scanKernel(const uint4* __restrict__ data, std::uint32_t* __restrict__ mask,
     std::int64_t numChunks, std::int64_t chunksPerBlock, W sentinel, std::int64_t n,
     unsigned long long* __restrict__ counters)
@@ -58,17 +80,22 @@ __global__ void __launch_bounds__(kThreads, kU == 4 ? 6 : 4) scanKernel(const ui
     constexpr int E = 16 / sizeof(W);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    const std::int64_t blockBegin = static_cast<std::int64_t>(blockIdx.x) * chunksPerBlock;
-    const std::int64_t blockEnd = min(numChunks, blockBegin + chunksPerBlock);
-    unsigned total = 0; // per warp at most chunksPerBlock*32*E/kWarps: fits easily for the block sizes used
+    // Either each block walks its own contiguous segment, or all warps sweep
+    // the whole output together (grid-stride); kU consecutive chunks per warp step.
+    const std::int64_t blockBegin = kGridStride ? 0 : static_cast<std::int64_t>(blockIdx.x) * chunksPerBlock;
+    const std::int64_t blockEnd = kGridStride ? numChunks : min(numChunks, blockBegin + chunksPerBlock);
+    const std::int64_t first = kGridStride ? (static_cast<std::int64_t>(blockIdx.x) * kWarps + warp) * kU
+                                           : blockBegin + warp * kU;
+    const std::int64_t step = kGridStride ? static_cast<std::int64_t>(gridDim.x) * kWarps * kU : kWarps * kU;
+    unsigned long long total = 0;
 
-    for (std::int64_t it = blockBegin + warp * kU; it < blockEnd; it += kWarps * kU) {
+    for (std::int64_t it = first; it < blockEnd; it += step) {
         uint4 v[kU];
         std::uint32_t prev[kU];
 #pragma unroll
         for (int u = 0; u < kU; ++u) {
             if (it + u < blockEnd) {
-                v[u] = __ldcs(data + (it + u) * 32 + lane);
+                v[u] = kNc ? loadStreaming(data + (it + u) * 32 + lane) : __ldcs(data + (it + u) * 32 + lane);
                 if (kSecond) prev[u] = lane < E ? mask[(it + u) * E + lane] : 0u;
             }
         }
@@ -86,7 +113,8 @@ __global__ void __launch_bounds__(kThreads, kU == 4 ? 6 : 4) scanKernel(const ui
                     if (lane == k) myWord = ballot;
                     if (!kSecond) total += static_cast<unsigned>(__popc(ballot));
                 }
-                if (lane < E) mask[c * E + lane] = myWord;
+                // Pass B rewrites only words that lost bits: none for a fully written output.
+                if (lane < E && (!kSecond || myWord != prev[u])) mask[c * E + lane] = myWord;
             }
         }
     }
@@ -94,7 +122,7 @@ __global__ void __launch_bounds__(kThreads, kU == 4 ? 6 : 4) scanKernel(const ui
         __shared__ unsigned long long sTotal;
         if (threadIdx.x == 0) sTotal = 0;
         __syncthreads();
-        if (lane == 0 && total) atomicAdd(&sTotal, static_cast<unsigned long long>(total));
+        if (lane == 0 && total) atomicAdd(&sTotal, total);
         __syncthreads();
         if (threadIdx.x == 0 && sTotal) atomicAdd(&counters[1], sTotal);
     }
@@ -190,7 +218,7 @@ __global__ void __launch_bounds__(kThreads) tallyKernel(const std::uint32_t* __r
     }
     if (lane == 0) {
         if (total) atomicAdd(&counters[0], total);
-        if (first != ULLONG_MAX) atomicMin(&counters[2], first);
+        if (first != ULLONG_MAX) atomicMax(&counters[2], ~first); // max of ~i is min of i; 0 means none
     }
 }
 
@@ -215,32 +243,40 @@ int smCountOfCurrentDevice()
     return std::max(sms, 1);
 }
 
-template <typename W, bool kSecond, int kU>
+template <typename W, bool kSecond, int kU, bool kNc, bool kGridStride>
 Status launchScanU(const void* data, std::uint32_t* mask, std::int64_t n, std::int64_t numChunks,
     unsigned long long* counters, int smCount, cudaStream_t stream)
 {
-    int perSm = 0;
-    KWB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, scanKernel<W, kSecond, kU>, kThreads, 0));
+    static int perSm = 0; // per instantiation; the executor uses one device
+    if (perSm == 0)
+        KWB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &perSm, scanKernel<W, kSecond, kU, kNc, kGridStride>, kThreads, 0));
     const std::int64_t target = static_cast<std::int64_t>(std::max(perSm, 1)) * smCount;
     const std::int64_t step = kWarps * kU;
     std::int64_t perBlock = (numChunks + target - 1) / target;
     perBlock = std::max<std::int64_t>(step, (perBlock + step - 1) / step * step);
-    const std::int64_t blocks = (numChunks + perBlock - 1) / perBlock;
+    std::int64_t blocks = (numChunks + perBlock - 1) / perBlock;
+    if (kGridStride) blocks = std::min(target, (numChunks + step - 1) / step);
     const W sentinel = static_cast<W>(sentinelBits(sizeof(W), kSecond ? 1 : 0));
-    scanKernel<W, kSecond, kU><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+    scanKernel<W, kSecond, kU, kNc, kGridStride><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
         static_cast<const uint4*>(data), mask, numChunks, perBlock, sentinel, n, counters);
     KWB_CUDA_CHECK(cudaGetLastError());
     return Status::ok();
 }
 
-int g_scanUnroll = 4;
+int g_scanVariant = 0;
 
 template <typename W, bool kSecond>
 Status launchScan(const void* data, std::uint32_t* mask, std::int64_t n, std::int64_t numChunks,
     unsigned long long* counters, int smCount, cudaStream_t stream)
 {
-    if (g_scanUnroll == 8) return launchScanU<W, kSecond, 8>(data, mask, n, numChunks, counters, smCount, stream);
-    return launchScanU<W, kSecond, 4>(data, mask, n, numChunks, counters, smCount, stream);
+    switch (g_scanVariant) {
+    case 1: return launchScanU<W, kSecond, 4, true, false>(data, mask, n, numChunks, counters, smCount, stream);
+    case 2: return launchScanU<W, kSecond, 8, false, false>(data, mask, n, numChunks, counters, smCount, stream);
+    case 3: return launchScanU<W, kSecond, 4, false, true>(data, mask, n, numChunks, counters, smCount, stream);
+    case 4: return launchScanU<W, kSecond, 8, false, true>(data, mask, n, numChunks, counters, smCount, stream);
+    default: return launchScanU<W, kSecond, 4, false, false>(data, mask, n, numChunks, counters, smCount, stream);
+    }
 }
 
 template <bool kSecond>
@@ -260,7 +296,10 @@ Status launchTally(const std::uint32_t* mask, const ScanLayout& layout, std::int
     unsigned long long* counters, int smCount, cudaStream_t stream)
 {
     TileGeom g{layout.elements(), std::max<std::int64_t>(layout.cols, 1), std::max<std::int64_t>(layout.tileRows, 1),
-        std::max<std::int64_t>(layout.tileCols, 1), std::max<std::int64_t>(layout.tilesX(), 1)};
+        std::max<std::int64_t>(layout.tileCols, 1), std::max<std::int64_t>(layout.tilesX(), 1), 0, 0, 0};
+    g.invCols = 1.0 / static_cast<double>(g.cols);
+    g.invTileRows = 1.0 / static_cast<double>(g.tileRows);
+    g.invTileCols = 1.0 / static_cast<double>(g.tileCols);
     const std::int64_t blocks = std::clamp<std::int64_t>((numChunks + kThreads - 1) / kThreads, 1, 8LL * smCount);
     tallyKernel<E><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(mask, numChunks, g, counters);
     KWB_CUDA_CHECK(cudaGetLastError());
@@ -269,9 +308,9 @@ Status launchTally(const std::uint32_t* mask, const ScanLayout& layout, std::int
 
 } // namespace
 
-void setCoverageScanUnroll(int loadsInFlight)
+void setCoverageScanVariant(int variant)
 {
-    g_scanUnroll = loadsInFlight == 8 ? 8 : 4;
+    g_scanVariant = variant >= 0 && variant <= 4 ? variant : 0;
 }
 
 bool coverageSupportsWidth(int elemBytes)
@@ -364,7 +403,6 @@ Status CoverageScanner::scanFirst(const void* data, const ScanLayout& layout, in
     const std::int64_t tiles = layout.tilesX() * layout.tilesY();
     KWB_RETURN_IF_ERROR(reserve(numChunks * (16 / elemBytes), tiles));
     KWB_CUDA_CHECK(cudaMemsetAsync(m_counters, 0, static_cast<std::size_t>(tiles + kCounterHeader) * 8, stream));
-    KWB_CUDA_CHECK(cudaMemsetAsync(m_counters + 2, 0xff, 8, stream));
     if (layout.elements() == 0) return Status::ok();
     return dispatchScan<false>(elemBytes, data, m_mask, layout.elements(), numChunks, m_counters, m_smCount, stream);
 }
@@ -406,7 +444,7 @@ Result<CoverageCounts> CoverageScanner::collect(int maxFirstUnwritten, cudaStrea
             r.tileSize[i] = h * w;
         }
     }
-    const unsigned long long first = host[2];
+    const unsigned long long first = host[2] ? ~host[2] : ULLONG_MAX;
     if (first == ULLONG_MAX || maxFirstUnwritten <= 0 || r.written == r.elements) return r;
 
     // List the next unwritten indices from the combined mask, starting at the first one's chunk.

@@ -29,8 +29,11 @@ bool coverageSupportsWidth(int elemBytes);
 // that arithmetic never produces (GPU arithmetic yields the canonical quiet NaN).
 std::uint64_t sentinelBits(int elemBytes, int which /* 0 = A, 1 = B */);
 
-// Benchmark knob: 16-byte loads in flight per thread in the scan (4 or 8).
-void setCoverageScanUnroll(int loadsInFlight);
+// Benchmark knob for the scan passes (loads in flight per thread, work split):
+// 0 = __ldcs x4, one contiguous segment per block (default); 1 = ld.global.nc
+// .L1::no_allocate.L2::256B x4, segments; 2 = __ldcs x8, segments;
+// 3 = __ldcs x4, grid-stride; 4 = __ldcs x8, grid-stride.
+void setCoverageScanVariant(int variant);
 
 // Bytes to allocate for `elements` so that the scan's whole-warp 16-byte loads stay in bounds.
 std::int64_t paddedBytes(std::int64_t elements, int elemBytes);

@@ -1,5 +1,6 @@
 #include "gpu/device_info.h"
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 
@@ -10,19 +11,18 @@ namespace kwb::gpu {
 
 namespace {
 
-// The kernel driver's version string, read without NVML.
+// The kernel driver's version string, read without NVML: the first token of
+// /proc/driver/nvidia/version shaped like "580.159.04".
 std::string kernelDriverVersion()
 {
     std::ifstream in("/proc/driver/nvidia/version");
-    std::string line;
-    if (!std::getline(in, line)) return {};
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..."
-    auto pos = line.find("Module");
-    if (pos == std::string::npos) return {};
-    pos = line.find_first_not_of(' ', pos + 6);
-    if (pos == std::string::npos) return {};
-    auto end = line.find(' ', pos);
-    return line.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    std::string token;
+    while (in >> token) {
+        const bool digitsAndDots = token.find_first_not_of("0123456789.") == std::string::npos;
+        if (digitsAndDots && token.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(token[0])))
+            return token;
+    }
+    return {};
 }
 
 // FP32 lanes per SM by architecture (CUDA programming guide, arithmetic throughput table).

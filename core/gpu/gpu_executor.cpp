@@ -310,13 +310,16 @@ Tensor* Run::tensorNamed(const std::string& name)
     return nullptr;
 }
 
-// Records a failure as the result's status. OOM stays OOM; a lost context is a
-// fault and ends the runner; the rest is `hint`.
+// Records a failure as the result's status. OOM stays OOM and ends the runner
+// too (memory the candidate still holds cannot be taken back in-process); a
+// lost context is a fault and ends the runner; the rest is `hint`.
 Status Run::fail(const Status& s, RerunStatus hint)
 {
     m_stopped = true;
     if (s.code() == ErrorCode::OutOfMemory) {
         m_r.status = RerunStatus::OutOfMemory;
+        m_r.fatal = true;
+        cudaGetLastError();
     } else if (contextLost()) {
         m_r.status = RerunStatus::Fault;
         m_r.fatal = true;
@@ -456,6 +459,7 @@ Status Run::launchCandidate(cudaStream_t stream)
     if (m_library) {
         const int rc = m_library->launch(m_soBuffers.data(), m_sizeArgs.data(), stream);
         if (rc == 0) return Status::ok();
+        cudaGetLastError(); // the candidate's failed call left it set; later checks must not see it
         const auto err = static_cast<cudaError_t>(rc);
         return Status(err == cudaErrorMemoryAllocation ? ErrorCode::OutOfMemory : ErrorCode::GpuError,
             std::string("kwb_launch returned ") + std::to_string(rc) + " (" + cudaGetErrorName(err) + ")");
@@ -840,6 +844,7 @@ Result<RerunResult> GpuExecutor::execute(const RerunRequest& request, const Task
         return r;
     }
     r.device = toProtocol(m_state->info);
+    cudaGetLastError(); // a non-sticky error left by an earlier request must not be blamed on this one
     if (request.candidate.form != CandidateForm::Nvrtc && request.candidate.form != CandidateForm::SharedObject) {
         r.status = RerunStatus::Unsupported;
         r.message = std::string("kwb-runner does not run candidates of form ") +

@@ -18,6 +18,19 @@ __global__ void l2FlushKernel(uint4* __restrict__ buf, std::int64_t vectors, uns
         buf[i] = v;
 }
 
+// Reads every line of the buffer; the sink write never happens in practice
+// but keeps the loads from being optimised away.
+__global__ void l2ReadFlushKernel(const uint4* __restrict__ buf, std::int64_t vectors, unsigned seq, unsigned* sink)
+{
+    unsigned acc = 0;
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += stride) {
+        const uint4 v = buf[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == seq + 0x9e3779b9u) *sink = acc;
+}
+
 struct Events {
     std::vector<cudaEvent_t> start;
     std::vector<cudaEvent_t> stop;
@@ -39,6 +52,7 @@ bool isInternalKernelName(const char* name)
 KernelTimer::~KernelTimer()
 {
     if (m_flush) cudaFree(m_flush);
+    if (m_sink) cudaFree(m_sink);
 }
 
 Status KernelTimer::init(std::int64_t l2Bytes)
@@ -49,16 +63,21 @@ Status KernelTimer::init(std::int64_t l2Bytes)
     m_flush = nullptr;
     m_flushBytes = 0;
     KWB_CUDA_CHECK(cudaMalloc(&m_flush, static_cast<std::size_t>(want)));
+    KWB_CUDA_CHECK(cudaMemset(m_flush, 0, static_cast<std::size_t>(want)));
+    if (!m_sink) KWB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&m_sink), sizeof(unsigned)));
     m_flushBytes = want;
     return Status::ok();
 }
 
-Status KernelTimer::flushL2(cudaStream_t stream)
+Status KernelTimer::flushL2(cudaStream_t stream, FlushMode mode)
 {
     if (!m_flush) return Status(ErrorCode::Internal, "KernelTimer::flushL2 before init");
     const std::int64_t vectors = m_flushBytes / 16;
-    l2FlushKernel<<<static_cast<unsigned>(std::min<std::int64_t>((vectors + 255) / 256, 4096)), 256, 0, stream>>>(
-        static_cast<uint4*>(m_flush), vectors, ++m_flushSeq);
+    const auto grid = static_cast<unsigned>(std::min<std::int64_t>((vectors + 255) / 256, 4096));
+    if (mode == FlushMode::Read)
+        l2ReadFlushKernel<<<grid, 256, 0, stream>>>(static_cast<const uint4*>(m_flush), vectors, ++m_flushSeq, m_sink);
+    else
+        l2FlushKernel<<<grid, 256, 0, stream>>>(static_cast<uint4*>(m_flush), vectors, ++m_flushSeq);
     KWB_CUDA_CHECK(cudaGetLastError());
     return Status::ok();
 }
@@ -84,7 +103,7 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
     const int batch = 10;
     for (int i = 0; i < trials; ++i) {
         const auto k = static_cast<std::size_t>(i);
-        if (config.l2Flush) KWB_RETURN_IF_ERROR(flushL2(stream));
+        if (config.l2Flush) KWB_RETURN_IF_ERROR(flushL2(stream, config.flushMode));
         KWB_CUDA_CHECK(cudaEventRecord(ev.start[k], stream));
         KWB_RETURN_IF_ERROR(launch(stream));
         KWB_CUDA_CHECK(cudaEventRecord(ev.stop[k], stream));

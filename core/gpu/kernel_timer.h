@@ -1,9 +1,14 @@
 #pragma once
 // Timing of a launch closure the way KernelBench-style evaluations should:
 // warm-up runs first (module load, lazy init and clocks out of the numbers),
-// then per trial an optional L2 flush (a kernel writing a buffer twice the L2
+// then per trial an optional L2 flush (a kernel reading a buffer twice the L2
 // size, outside the timed region) and CUDA events around the launch, all on
 // one stream. Returns the per-trial milliseconds.
+//
+// The flush reads rather than writes: a writing flush (what torch's
+// cache.zero_() does) leaves L2 full of dirty lines whose write-back then
+// lands inside the next timed kernel. Events also include the ~2-3 us between
+// the start event and the kernel's dispatch.
 //
 // Thread: executor thread. The flush buffer is owned here.
 #include <cuda_runtime_api.h>
@@ -19,10 +24,13 @@ namespace kwb::gpu {
 
 using LaunchFn = std::function<Status(cudaStream_t)>;
 
+enum class FlushMode : std::uint8_t { Read, Write };
+
 struct TimingConfig {
     int warmup = 10;
     int trials = 100;
     bool l2Flush = true;
+    FlushMode flushMode = FlushMode::Read;
 };
 
 class KernelTimer {
@@ -42,10 +50,11 @@ public:
         const std::function<Status()>& afterTimed = {});
 
     // One flush on `stream` (also usable on its own).
-    Status flushL2(cudaStream_t stream);
+    Status flushL2(cudaStream_t stream, FlushMode mode = FlushMode::Read);
 
 private:
     void* m_flush = nullptr;
+    unsigned* m_sink = nullptr;
     std::int64_t m_flushBytes = 0;
     unsigned m_flushSeq = 0;
 };
