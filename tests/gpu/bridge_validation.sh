@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The PyTorch bridge's validation run on a GPU machine (what docs/gpu-validation.md
+# "PyTorch bridge" reports). Run from the repository root:
+#
+#   tests/gpu/bridge_validation.sh BUILD_DIR OUT_DIR [KERNELBENCH_DIR LEADERBOARD_JSON IDS SIZES]
+#
+# BUILD_DIR holds app/runner/{libkwb_bridge.so,kwb_torch_bridge.py} and
+# tests/gpu/tst_gpu_bridge. KERNELBENCH_DIR is a KernelBench checkout,
+# LEADERBOARD_JSON a leaderboard-format file, IDS a comma-separated list of its
+# record ids (file hashes), SIZES "name=value,..." overrides of the problems'
+# integer globals for those records (e.g. batch_size=2048).
+# Writes environment.txt, prebuild.log, tst_gpu_bridge.txt and
+# bridge_results.jsonl (one JSON outcome per sample) to OUT_DIR.
+set -u
+BUILD=$(cd "$1" && pwd)
+OUT=$2
+KB=${3:-}
+LB=${4:-}
+IDS=${5:-}
+SIZES=${6:-}
+mkdir -p "$OUT"
+BRIDGE=$BUILD/app/runner/kwb_torch_bridge.py
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}
+export KWB_CACHE_DIR=${KWB_CACHE_DIR:-$HOME/.cache/kwb}
+
+{
+    date -u
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    python3 -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda)'
+    ldd "$BUILD/app/runner/libkwb_bridge.so" | grep -E "cudart|cupti|cublas|nvrtc|not found"
+    python3 "$BRIDGE" --check
+    echo "check exit status $?"
+} > "$OUT/environment.txt" 2>&1
+
+# Cold builds of every distinct extension, in parallel, timed in prebuild.log:
+# the runs below then start from the source-hash cache, as a second re-run does.
+data=tests/data/kernelbench_bridge
+builds=("$data/samples/relu_honest.py" "$data/samples/softmax_honest.py")
+if [ -n "$LB" ] && [ -n "$IDS" ]; then
+    mkdir -p "$OUT/leaderboard_samples"
+    while IFS= read -r f; do builds+=("$f"); done < <(python3 - "$LB" "$IDS" "$OUT/leaderboard_samples" <<'EOF'
+import json, os, sys
+records, ids, folder = json.load(open(sys.argv[1])), set(sys.argv[2].split(",")), sys.argv[3]
+for r in records:
+    if r.get("file") in ids:
+        path = os.path.join(folder, r["file"] + ".py")
+        with open(path, "w") as f:
+            f.write(r["code"])
+        print(path)
+EOF
+)
+fi
+start=$(date +%s)
+for f in "${builds[@]}"; do
+    timeout 170 python3 "$BRIDGE" --build "$f" >> "$OUT/prebuild.log" 2>&1 &
+done
+wait
+echo "prebuild of ${#builds[@]} samples: $(( $(date +%s) - start )) s wall" >> "$OUT/prebuild.log"
+
+KWB_BRIDGE_DATA=$data KWB_BRIDGE_RESULTS=$OUT/bridge_results.jsonl KWB_TORCH_BRIDGE=$BRIDGE \
+KWB_LEADERBOARD=$LB KWB_KERNELBENCH_DIR=$KB KWB_LEADERBOARD_IDS=$IDS KWB_BRIDGE_SIZES=$SIZES \
+    "$BUILD/tests/gpu/tst_gpu_bridge" 2> "$OUT/tst_gpu_bridge.stderr" | tee "$OUT/tst_gpu_bridge.txt"
+status=${PIPESTATUS[0]}
+echo "tst_gpu_bridge exit status $status" | tee -a "$OUT/tst_gpu_bridge.txt"
+exit "$status"
