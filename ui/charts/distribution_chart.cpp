@@ -249,7 +249,7 @@ QChart* boxChart(const DistributionData& data, const FigureStyle& style)
         if (grp.speedups.empty()) continue;
         auto* set = new QBoxSet(grp.whiskerLow, grp.q1, grp.median, grp.q3, grp.whiskerHigh, grp.name);
         QColor fill = style.color(static_cast<int>(g));
-        QPen pen(fill.darker(140));
+        QPen pen(fill);
         pen.setWidthF(style.lineWidth);
         set->setPen(pen);
         fill.setAlphaF(0.6);

@@ -22,6 +22,8 @@ public:
     void zoomBy(double factor, QPointF anchorCell);
     // The tile under a widget position, if any.
     std::optional<TileInfo> tileAt(QPointF pos) const;
+    // Where the last paint put the cells (widget coordinates); empty before the first paint.
+    QRectF plotRect() const { return m_plot; }
 
     QSize sizeHint() const override { return {480, 360}; }
 

@@ -24,7 +24,8 @@ bool isTraceFile(const QString& path)
         return true;
     const QByteArray h = head(path);
     if (h.startsWith("SQLite format 3")) return true;
-    if (h.startsWith("\x1f\x8b")) return name.contains(QLatin1String("trace"));
+    // Compressed: record files say so in their name (*.jsonl.gz); other .json.gz files are traces.
+    if (h.startsWith("\x1f\x8b")) return !name.endsWith(QLatin1String(".jsonl.gz"));
     return h.contains("\"traceEvents\"") || h.contains("\"schemaVersion\"") || h.contains("\"deviceProperties\"");
 }
 

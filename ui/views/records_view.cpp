@@ -247,6 +247,8 @@ void RecordsView::setProjectData(ProjectDataPtr next)
     setFilter(keep);
     showDetail(-1);
     updateCount();
+    // Start with the first row's details rather than an empty pane.
+    if (m_proxy->rowCount() > 0) m_table->setCurrentIndex(m_proxy->index(0, 0));
 }
 
 RecordFilter RecordsView::filter() const

@@ -113,7 +113,7 @@ void RerunService::probe()
     auto shared = m_shared;
     QtConcurrent::run([shared]() -> std::pair<bool, QString> {
         auto runner = findRunner();
-        if (!runner) return {false, tr("kwb-runner was not found: ") + qs(runner.status().message())};
+        if (!runner) return {false, qs(runner.status().message())};
         std::lock_guard lock(shared->mutex);
         if (!shared->client) {
             ProcessClientOptions options;

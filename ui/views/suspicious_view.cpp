@@ -37,7 +37,7 @@ SuspiciousView::SuspiciousView(RerunService* service, QWidget* parent)
     m_table->setColumnWidth(SuspiciousModel::Record, 160);
     m_table->setColumnWidth(SuspiciousModel::Model, 130);
     m_table->setColumnWidth(SuspiciousModel::Problem, 200);
-    m_table->setColumnWidth(SuspiciousModel::Speedup, 110);
+    m_table->setColumnWidth(SuspiciousModel::Speedup, 130);
     m_table->setColumnWidth(SuspiciousModel::Severity, 70);
 
     auto* bar = new QHBoxLayout;

@@ -1,0 +1,396 @@
+// Models, proxies, project files, input classification, decimation and the
+// distribution/heatmap data behind the charts.
+#include <QAbstractItemModelTester>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+#include "charts/decimation.h"
+#include "charts/distribution_data.h"
+#include "charts/heatmap_renderer.h"
+#include "models/raw_value_proxy.h"
+#include "models/record_filter_proxy.h"
+#include "models/record_table_model.h"
+#include "models/suspicious_model.h"
+#include "models/top_kernels_model.h"
+#include "project/input_classifier.h"
+#include "project/project.h"
+#include "project/project_loader.h"
+#include "ui_test_util.h"
+
+using namespace kwb::ui;
+using kwbuitest::testData;
+
+namespace {
+
+ProjectDataPtr goodData()
+{
+    return kwbuitest::loadRecords({testData("records/good.jsonl")});
+}
+
+ProjectDataPtr withWorkloads()
+{
+    auto d = std::make_shared<ProjectData>();
+    for (int w = 0; w < 2; ++w) {
+        WorkloadSummary s;
+        s.name = QStringLiteral("w%1").arg(w);
+        s.addressableFraction = 0.25 * (w + 1);
+        s.categories = {{QStringLiteral("gemm"), false, 60, 0.6, 3}, {QStringLiteral("elementwise"), true, 40, 0.4, 9}};
+        for (int k = 0; k < 3; ++k)
+            s.topKernels.push_back({QStringLiteral("kernel_%1").arg(k), QStringLiteral("fam"), QStringLiteral("gemm"),
+                k % 2 == 0, 10.0 * (3 - k), k + 1, 1.0, 0.1});
+        d->workloads.push_back(s);
+    }
+    return d;
+}
+
+} // namespace
+
+class TstUiModels : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void recordModelUnderTester()
+    {
+        RecordTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setData(goodData());
+        QCOMPARE(model.rowCount(), 3);
+        model.setData(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+        model.setData(goodData());
+        RecordFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.sort(RecordTableModel::Speedup);
+        proxy.setSearchText(QStringLiteral("softmax"));
+        QCOMPARE(proxy.rowCount(), 2);
+    }
+
+    void otherModelsUnderTester()
+    {
+        SuspiciousModel suspicious;
+        QAbstractItemModelTester t1(&suspicious, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        suspicious.setData(goodData());
+        QCOMPARE(suspicious.rowCount(), 1);
+        QCOMPARE(suspicious.data(suspicious.index(0, SuspiciousModel::Record)).toString(), QStringLiteral("r1"));
+        QVERIFY(suspicious.data(suspicious.index(0, SuspiciousModel::Reasons)).toString().contains(
+            QStringLiteral("kernel wrote 0.30% of its output")));
+
+        TopKernelsModel top;
+        QAbstractItemModelTester t2(&top, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        top.setData(withWorkloads());
+        QCOMPARE(top.rowCount(), 6);
+        top.setData(withWorkloads(), 1);
+        QCOMPARE(top.rowCount(), 3);
+        QCOMPARE(top.data(top.index(0, TopKernelsModel::Workload)).toString(), QStringLiteral("w1"));
+
+        RawValueProxy proxy;
+        proxy.setSourceModel(&top);
+        QAbstractItemModelTester t3(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        proxy.sort(TopKernelsModel::TotalUs, Qt::AscendingOrder);
+        QCOMPARE(proxy.data(proxy.index(0, TopKernelsModel::Kernel)).toString(), QStringLiteral("kernel_2"));
+        proxy.setFilterFixedString(QStringLiteral("kernel_1"));
+        QCOMPARE(proxy.rowCount(), 1);
+    }
+
+    void filter_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<int>("rows");
+        QTest::addRow("model a") << "model" << "model-a" << 1;
+        QTest::addRow("model b") << "model" << "model-b" << 2;
+        QTest::addRow("level 1") << "level" << "1" << 3;
+        QTest::addRow("level 2") << "level" << "2" << 0;
+        QTest::addRow("problem") << "problem" << "L1/23_Softmax" << 2;
+        QTest::addRow("status incorrect") << "status" << "incorrect" << 1;
+        QTest::addRow("flagged") << "flag" << "flagged" << 1;
+        QTest::addRow("unflagged") << "flag" << "unflagged" << 2;
+        QTest::addRow("flag code") << "flag" << "low_coverage" << 1;
+        QTest::addRow("other flag code") << "flag" << "timeout" << 0;
+        QTest::addRow("search two words") << "search" << "softmax model-b" << 1;
+        QTest::addRow("search error text") << "search" << "max abs diff" << 1;
+    }
+
+    void filter()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, value);
+        QFETCH(int, rows);
+        RecordTableModel model;
+        model.setData(goodData());
+        RecordFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        RecordFilter f;
+        if (field == QLatin1String("model")) f.model = value;
+        else if (field == QLatin1String("level")) f.level = value;
+        else if (field == QLatin1String("problem")) f.problem = value;
+        else if (field == QLatin1String("status")) f.status = value;
+        else if (field == QLatin1String("flag")) f.flag = value;
+        else f.search = value;
+        proxy.setFilter(f);
+        QCOMPARE(proxy.rowCount(), rows);
+    }
+
+    void pickedRecordsAndRawSort()
+    {
+        RecordTableModel model;
+        model.setData(goodData());
+        RecordFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        proxy.setPickedRecords({0, 2});
+        QCOMPARE(proxy.rowCount(), 2);
+        proxy.clearPickedRecords();
+        QCOMPARE(proxy.rowCount(), 3);
+        // Speedups 2.04, none, 0.8: ascending puts 0.8 first and the missing one last.
+        proxy.sort(RecordTableModel::Speedup, Qt::AscendingOrder);
+        QCOMPARE(proxy.data(proxy.index(0, RecordTableModel::Id)).toString(), QStringLiteral("r3"));
+        QCOMPARE(proxy.data(proxy.index(1, RecordTableModel::Id)).toString(), QStringLiteral("r1"));
+        QCOMPARE(proxy.data(proxy.index(2, RecordTableModel::Id)).toString(), QStringLiteral("r2"));
+        QVERIFY(std::isnan(proxy.data(proxy.index(2, RecordTableModel::Speedup), RecordTableModel::RawValueRole).toDouble()));
+    }
+
+    void suspiciousRanking()
+    {
+        kwb::RecordSet set;
+        auto add = [&set](const char* id, const char* severity, int flags, double speedup) {
+            kwb::EvalRecord r;
+            r.id = id;
+            r.outcome = kwb::Outcome::Correct;
+            r.speedup = speedup;
+            for (int i = 0; i < flags; ++i) r.verification.flags.push_back({"f" + std::to_string(i), "why", severity});
+            set.records.push_back(r);
+        };
+        add("warn-fast", "warning", 1, 50);
+        add("none", "error", 0, 100);
+        add("error-slow", "error", 1, 1.1);
+        add("error-two", "error", 2, 1.0);
+        auto data = makeProjectData(std::move(set));
+        const std::vector<int> order = SuspiciousModel::rank(*data);
+        QCOMPARE(order, (std::vector<int>{3, 2, 0}));
+    }
+
+    void projectRoundTrip()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QDir(dir.path()).mkpath(QStringLiteral("data/evaluations"));
+        Project p;
+        p.name = QStringLiteral("round trip");
+        p.records = {dir.filePath(QStringLiteral("data/evaluations")), QStringLiteral("/elsewhere/x.jsonl")};
+        p.traces = {dir.filePath(QStringLiteral("data/traces"))};
+        p.rules = dir.filePath(QStringLiteral("rules.json"));
+        p.filter.model = QStringLiteral("gpt");
+        p.filter.flag = QStringLiteral("flagged");
+        p.filter.search = QStringLiteral("softmax");
+        p.figures.preset = QStringLiteral("double-column");
+        p.figures.groupBy = QStringLiteral("level");
+        p.figures.distribution = QStringLiteral("ecdf");
+        p.view = QStringLiteral("coverage");
+        const QString path = dir.filePath(QStringLiteral("p.kwbproject.json"));
+        QString error;
+        QVERIFY2(saveProject(p, path, &error), qPrintable(error));
+        const QByteArray text = [&] {
+            QFile f(path);
+            f.open(QIODevice::ReadOnly);
+            return f.readAll();
+        }();
+        // Paths below the project folder are stored relative; others stay absolute.
+        QVERIFY(text.contains("\"data/evaluations\""));
+        QVERIFY(text.contains("\"/elsewhere/x.jsonl\""));
+        QVERIFY(text.contains("\"rules.json\""));
+        Project back;
+        QVERIFY2(loadProject(path, &back, &error), qPrintable(error));
+        QCOMPARE(back.resolved(back.records), p.records);
+        QCOMPARE(back.resolved(back.traces), p.traces);
+        QCOMPARE(back.resolvedRules(), p.rules);
+        QCOMPARE(back.filter, p.filter);
+        QCOMPARE(back.figures, p.figures);
+        QCOMPARE(back.view, p.view);
+        QCOMPARE(back.name, p.name);
+    }
+
+    void projectErrors_data()
+    {
+        QTest::addColumn<QByteArray>("text");
+        QTest::addColumn<QString>("expected");
+        QTest::addRow("syntax") << QByteArray("{\n  \"schema\": \"kwb.project/1\",\n  \"files\": [,\n}") << "p.json:3:";
+        QTest::addRow("not an object") << QByteArray("[1, 2]") << "a project file is a JSON object";
+        QTest::addRow("wrong schema") << QByteArray("{\"schema\": \"kwb.project/9\"}") << "schema is 'kwb.project/9'";
+        QTest::addRow("no schema") << QByteArray("{}") << "expected 'kwb.project/1'";
+    }
+
+    void projectErrors()
+    {
+        QFETCH(QByteArray, text);
+        QFETCH(QString, expected);
+        Project p;
+        QString error;
+        QVERIFY(!parseProject(text, QStringLiteral("p.json"), &p, &error));
+        QVERIFY2(error.startsWith(QStringLiteral("p.json")), qPrintable(error));
+        QVERIFY2(error.contains(expected), qPrintable(error));
+    }
+
+    void missingFoldersAreMessagesNotFailures()
+    {
+        QTemporaryDir dir;
+        Project p;
+        p.path = dir.filePath(QStringLiteral("p.kwbproject.json"));
+        p.records = {QStringLiteral("evaluations"), testData("records/good.jsonl")};
+        p.traces = {QStringLiteral("traces")};
+        const ProjectDataPtr data = loadProjectData(p);
+        QCOMPARE(data->records->records.size(), std::size_t(3));
+        QCOMPARE(data->rows->size(), std::size_t(3));
+        QStringList notFound = data->messages.filter(QStringLiteral("not found"));
+        QCOMPARE(notFound.size(), 2);
+        QVERIFY(notFound[0].contains(dir.filePath(QStringLiteral("evaluations"))));
+        QCOMPARE(data->facets.models, (QStringList{QStringLiteral("model-a"), QStringLiteral("model-b")}));
+        QCOMPARE(data->facets.flagCodes, QStringList{QStringLiteral("low_coverage")});
+    }
+
+    void badRecordFilesNameFileAndReason()
+    {
+        Project p;
+        p.records = {testData("records/bad_lines.jsonl")};
+        const ProjectDataPtr data = loadProjectData(p);
+        QVERIFY(!data->messages.isEmpty());
+        QVERIFY2(data->messages.front().contains(QStringLiteral("bad_lines.jsonl:")), qPrintable(data->messages.front()));
+    }
+
+    void classifyInputs()
+    {
+        QTemporaryDir dir;
+        const QDir d(dir.path());
+        d.mkpath(QStringLiteral("set/evaluations"));
+        d.mkpath(QStringLiteral("set/traces"));
+        d.mkpath(QStringLiteral("set/problems"));
+        auto write = [&d](const QString& name, const QByteArray& text) {
+            QFile f(d.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(text);
+        };
+        write(QStringLiteral("a.kwbproject.json"), "{\"schema\":\"kwb.project/1\"}");
+        write(QStringLiteral("t.json"), "{\"schemaVersion\":1,\"traceEvents\":[]}");
+        write(QStringLiteral("r.jsonl"), "{\"schema\":\"kwb.record/1\"}\n");
+        write(QStringLiteral("p.json"), "{\"schema\":\"kwb.problem/1\"}");
+        QCOMPARE(classifyInput(d.filePath(QStringLiteral("a.kwbproject.json"))), InputKind::Project);
+        QCOMPARE(classifyInput(d.filePath(QStringLiteral("t.json"))), InputKind::Trace);
+        QCOMPARE(classifyInput(d.filePath(QStringLiteral("r.jsonl"))), InputKind::Records);
+        QCOMPARE(classifyInput(d.filePath(QStringLiteral("p.json"))), InputKind::ProblemSuite);
+        QCOMPARE(classifyInput(d.filePath(QStringLiteral("nope"))), InputKind::Missing);
+        Project p;
+        QStringList messages;
+        const QStringList projects = addInputs(p,
+            {d.filePath(QStringLiteral("set")), d.filePath(QStringLiteral("a.kwbproject.json")),
+                d.filePath(QStringLiteral("t.json")), d.filePath(QStringLiteral("nope"))},
+            &messages);
+        QCOMPARE(projects.size(), 1);
+        QCOMPARE(p.records, QStringList{d.filePath(QStringLiteral("set/evaluations"))});
+        QCOMPARE(p.traces, (QStringList{d.filePath(QStringLiteral("set/traces")), d.filePath(QStringLiteral("t.json"))}));
+        QCOMPARE(p.problems, QStringList{d.filePath(QStringLiteral("set/problems"))});
+        QCOMPARE(messages.size(), 1);
+        QVERIFY(messages.front().contains(QStringLiteral("no such file")));
+    }
+
+    void decimationKeepsColumnExtremes()
+    {
+        QList<QPointF> pts;
+        for (int i = 0; i < 100000; ++i) pts.append(QPointF(1.0 + i * 1e-4, std::sin(i * 0.01)));
+        const int columns = 200;
+        const QList<QPointF> out = decimatePerColumn(pts, pts.front().x(), pts.back().x(), columns, true);
+        QVERIFY(out.size() <= 4 * columns + 4);
+        QVERIFY(out.size() >= columns);
+        QCOMPARE(out.front(), pts.front());
+        QCOMPARE(out.back(), pts.back());
+        double maxY = -2;
+        double minY = 2;
+        for (const auto& p : out) {
+            maxY = std::max(maxY, p.y());
+            minY = std::min(minY, p.y());
+        }
+        QVERIFY(maxY > 0.9999);
+        QVERIFY(minY < -0.9999);
+        for (qsizetype i = 1; i < out.size(); ++i) QVERIFY(out[i].x() >= out[i - 1].x());
+        // Few points: unchanged.
+        const QList<QPointF> few{{1, 1}, {2, 2}, {3, 3}};
+        QCOMPARE(decimatePerColumn(few, 1, 3, 100, false), few);
+    }
+
+    void distributionOfLeaderboard()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        const ProjectDataPtr data = kwbuitest::loadRecords({kwbuitest::leaderboardPath()});
+        QCOMPARE(data->records->records.size(), std::size_t(413));
+        const DistributionData d = computeDistribution(*data->records, QStringLiteral("model"));
+        QCOMPARE(d.groups.size(), std::size_t(7));
+        std::size_t all = 0;
+        for (const auto& g : d.groups) {
+            all += g.allRecords.size();
+            QVERIFY(std::is_sorted(g.speedups.begin(), g.speedups.end()));
+            QCOMPARE(g.speedups.size(), g.recordIndex.size());
+            if (!g.speedups.empty()) {
+                QVERIFY(g.q1 <= g.median && g.median <= g.q3);
+                QVERIFY(g.whiskerLow <= g.q1 && g.q3 <= g.whiskerHigh);
+            }
+        }
+        QCOMPARE(all, std::size_t(413));
+        const LogHistogram h = computeLogHistogram(d, 30);
+        QCOMPARE(h.edges.size(), std::size_t(31));
+        std::size_t binned = 0;
+        for (const auto& c : h.counts)
+            for (int n : c) binned += static_cast<std::size_t>(n);
+        QCOMPARE(binned, d.timedRecords);
+        // Picking a bin returns exactly the records whose speedup lies in it.
+        for (std::size_t g = 0; g < d.groups.size(); ++g) {
+            for (std::size_t b = 0; b + 1 < h.edges.size(); ++b) {
+                const auto picked = d.recordsInRange(static_cast<int>(g), h.edges[b], h.edges[b + 1]);
+                QCOMPARE(static_cast<int>(picked.size()), h.counts[g][b]);
+            }
+        }
+        // fast_p picks agree with the curve.
+        const auto& g0 = d.groups.front();
+        const double p = 1.0;
+        QCOMPARE(static_cast<double>(d.recordsFasterThan(0, p).size()) / static_cast<double>(g0.allRecords.size()),
+            g0.fastP.evaluate(p));
+    }
+
+    void heatmapData()
+    {
+        kwb::CoverageGrid grid;
+        grid.rows = 2;
+        grid.cols = 2;
+        grid.writtenFraction = {0.012f, 0.f, 0.5f, 1.f};
+        kwb::Coverage cov;
+        cov.totalElements = 1000;
+        const HeatmapData h = makeHeatmap(grid, cov, QStringLiteral("t"));
+        QVERIFY(!h.isNull());
+        QCOMPARE(h.image.format(), QImage::Format_Indexed8);
+        QCOMPARE(h.image.colorCount(), 256);
+        QCOMPARE(h.image.pixelIndex(0, 0), heatmapIndex(0.012f));
+        QCOMPARE(h.image.pixelIndex(1, 0), 0);
+        QCOMPARE(h.image.pixelIndex(0, 1), 128);
+        QCOMPARE(h.image.pixelIndex(1, 1), 255);
+        QCOMPARE(h.tileElements(), qint64(250));
+        const auto t = tileInfo(h, 1, 0);
+        QVERIFY(t);
+        QCOMPARE(t->firstElement, qint64(500));
+        QCOMPARE(t->endElement, qint64(750));
+        QCOMPARE(describeTile(*t), QStringLiteral("tile (row 1, col 0), elements [500, 750), written 50.00%"));
+        QVERIFY(!tileInfo(h, 2, 0));
+        // Large grids are one image; beyond the limit they are refused.
+        kwb::CoverageGrid big;
+        big.rows = kMaxHeatmapSide;
+        big.cols = kMaxHeatmapSide;
+        big.writtenFraction.assign(static_cast<std::size_t>(big.rows) * static_cast<std::size_t>(big.cols), 1.f);
+        QVERIFY(!makeHeatmap(big, std::nullopt, {}).isNull());
+        big.rows += 1;
+        QVERIFY(makeHeatmap(big, std::nullopt, {}).isNull());
+        // A grid shorter than rows*cols is malformed.
+        grid.writtenFraction.pop_back();
+        QVERIFY(makeHeatmap(grid, cov, {}).isNull());
+    }
+};
+
+QTEST_MAIN(TstUiModels)
+#include "tst_ui_models.moc"

@@ -1,0 +1,386 @@
+// Views rendered offscreen and checked for content; every export format;
+// the main window's load, pick and save paths.
+#include <QChart>
+#include <QChartView>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "charts/heatmap_renderer.h"
+#include "charts/workload_charts.h"
+#include "export/figure_exporter.h"
+#include "export/figure_set.h"
+#include "main_window.h"
+#include "models/record_filter_proxy.h"
+#include "models/suspicious_model.h"
+#include "models/top_kernels_model.h"
+#include "project/project_loader.h"
+#include "ui_test_util.h"
+#include "views/coverage_view.h"
+#include "views/distributions_view.h"
+#include "views/records_view.h"
+#include "views/rerun_panel.h"
+#include "views/suspicious_view.h"
+#include "views/workloads_view.h"
+
+using namespace kwb::ui;
+using kwbuitest::countColor;
+using kwbuitest::inkPixels;
+using kwbuitest::testData;
+
+namespace {
+
+QImage renderFigure(const FigureSource& source, const FigurePreset& preset)
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("f.png"));
+    QString error;
+    if (!exportFigure(source, preset, FigureFormat::Png, path, &error)) return {};
+    return QImage(path);
+}
+
+FigurePreset preset(const char* name = "single-column")
+{
+    return *findFigurePreset(QLatin1String(name));
+}
+
+ProjectDataPtr tracesData()
+{
+    Project p;
+    p.traces = {QStringLiteral(KWB_SOURCE_DATASETS "/traces")};
+    return loadProjectData(p);
+}
+
+bool waitIdle(FigureView& v)
+{
+    QDeadlineTimer deadline(30000);
+    while (v.isBusy() && !deadline.hasExpired()) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+    QCoreApplication::processEvents();
+    return !v.isBusy();
+}
+
+} // namespace
+
+class TstUiViews : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void recordsViewShowsDetailAndSource()
+    {
+        RecordsView view;
+        view.resize(1000, 700);
+        view.setProjectData(kwbuitest::loadRecords({testData("records/good.jsonl")}));
+        QCOMPARE(view.proxy()->rowCount(), 3);
+        view.selectRecord(0);
+        QCOMPARE(view.currentRecord(), 0);
+        const QString html = view.detailHtml();
+        QVERIFY(html.contains(QStringLiteral("low_coverage")));
+        QVERIFY(html.contains(QStringLiteral("kernel wrote 0.30% of its output")));
+        QVERIFY(html.contains(QStringLiteral("NVIDIA H200")));
+        QVERIFY(html.contains(QStringLiteral("0.30% written")) || html.contains(QStringLiteral("written")));
+        RecordFilter f;
+        f.status = QStringLiteral("incorrect");
+        view.setFilter(f);
+        QCOMPARE(view.proxy()->rowCount(), 1);
+        QCOMPARE(view.filter().status, QStringLiteral("incorrect"));
+        view.showPicked({0, 1}, QStringLiteral("a test"));
+        QCOMPARE(view.proxy()->rowCount(), 1); // picked and incorrect
+        view.clearPicked();
+        view.setFilter({});
+        QCOMPARE(view.proxy()->rowCount(), 3);
+        view.show();
+        const QImage shot = view.grab().toImage();
+        QVERIFY(inkPixels(shot) > 5000);
+    }
+
+    void distributionsRenderEveryKind_data()
+    {
+        QTest::addColumn<QString>("kind");
+        for (const char* k : {"histogram", "ecdf", "fastp", "box"}) QTest::addRow("%s", k) << QString::fromLatin1(k);
+    }
+
+    void distributionsRenderEveryKind()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        QFETCH(QString, kind);
+        DistributionsView view;
+        view.resize(900, 600);
+        view.setProjectData(kwbuitest::loadRecords({kwbuitest::leaderboardPath()}));
+        QVERIFY(waitIdle(view));
+        DistributionKind k;
+        QVERIFY(distributionKindFromName(kind, &k));
+        view.setKind(k);
+        QCOMPARE(view.distribution().groups.size(), std::size_t(7));
+        QChart* chart = view.chartView()->chart();
+        QVERIFY(chart);
+        QVERIFY(!chart->series().isEmpty());
+        const QImage img = renderFigure(view, preset());
+        QVERIFY(!img.isNull());
+        // The first two groups' palette colours are on the figure.
+        QVERIFY2(countColor(img, okabeItoPalette()[0], 40) > 50, "blue series missing");
+        QVERIFY2(countColor(img, okabeItoPalette()[1], 40) > 50, "orange series missing");
+        QVERIFY(inkPixels(img) > 10000);
+    }
+
+    void distributionHoverAndPick()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        DistributionsView view;
+        const ProjectDataPtr data = kwbuitest::loadRecords({kwbuitest::leaderboardPath()});
+        view.setProjectData(data);
+        QVERIFY(waitIdle(view));
+        view.setKind(DistributionKind::Histogram);
+        const auto& g = view.distribution().groups.front();
+        QVERIFY(!g.speedups.empty());
+        const double x = g.median;
+        QString what;
+        const QSet<int> picked = view.pickAt(0, QPointF(x, 1), &what);
+        QVERIFY(!picked.isEmpty());
+        QVERIFY(what.contains(g.name));
+        // Every picked record is in the group and in the clicked bar.
+        for (int rec : picked) {
+            const kwb::EvalRecord& r = data->records->records[static_cast<std::size_t>(rec)];
+            QCOMPARE(QString::fromStdString(r.model), g.name);
+            const double s = *kwb::effectiveSpeedup(r);
+            QVERIFY(std::abs(std::log10(s) - std::log10(x)) < 0.5);
+        }
+        QVERIFY(view.describeAt(0, QPointF(x, 1)).contains(QStringLiteral("records")));
+        view.setKind(DistributionKind::FastP);
+        QVERIFY(view.describeAt(0, QPointF(1.0, 0)).contains(QStringLiteral("fast_1")));
+        view.setGroupBy(QStringLiteral("level"));
+        QVERIFY(waitIdle(view));
+        QCOMPARE(view.distribution().groups.size(), std::size_t(3));
+    }
+
+    void coverageHeatmapPixelsAndReadout()
+    {
+        CoverageView view;
+        view.resize(900, 600);
+        view.setProjectData(kwbuitest::loadRecords({testData("records/good.jsonl")}));
+        QCOMPARE(view.listedRecords(), 1);
+        const HeatmapData& h = view.heatmap()->heatmap();
+        QCOMPARE(h.rows, 2);
+        QCOMPARE(h.cols, 2);
+        // Figure: paint and look at the middle of each tile.
+        QImage img(600, 400, QImage::Format_RGB32);
+        img.fill(Qt::white);
+        QRectF plot;
+        {
+            QPainter p(&img);
+            plot = paintHeatmap(p, QRectF(0, 0, 600, 400), h, {}, FigureStyle::fromPoints(8, 9, 1));
+        }
+        QVERIFY(plot.width() > 100);
+        auto at = [&](double fx, double fy) {
+            return QColor(img.pixel(QPointF(plot.left() + fx * plot.width(), plot.top() + fy * plot.height()).toPoint()));
+        };
+        const QColor unwritten(viridisTable()[0]);
+        const QColor written(viridisTable()[heatmapIndex(0.012f)]);
+        QCOMPARE(at(0.75, 0.25), unwritten);
+        QCOMPARE(at(0.25, 0.75), unwritten);
+        QCOMPARE(at(0.25, 0.25), written);
+        // The legend's top is viridis yellow.
+        QVERIFY(countColor(img, QColor(viridisTable()[250]), 10) > 10);
+        // Hover read-out over the interactive widget.
+        view.show();
+        QCoreApplication::processEvents();
+        view.heatmap()->repaint();
+        const QRectF cells = view.heatmap()->plotRect();
+        QVERIFY(!cells.isEmpty());
+        const auto tile = view.heatmap()->tileAt(cells.topLeft() + QPointF(cells.width() * 0.25, cells.height() * 0.25));
+        QVERIFY(tile);
+        QCOMPARE(tile->row, 0);
+        QCOMPARE(tile->col, 0);
+        QCOMPARE(describeTile(*tile), QStringLiteral("tile (row 0, col 0), elements [0, 250), written 1.20%"));
+        // Zoom halves the visible cells about the anchor; reset restores.
+        view.heatmap()->zoomBy(2.0, QPointF(1, 1));
+        QCOMPARE(view.heatmap()->visibleCells(), QRectF(0.5, 0.5, 1, 1));
+        view.heatmap()->resetZoom();
+        QCOMPARE(view.heatmap()->visibleCells(), QRectF(0, 0, 2, 2));
+        // A live result is listed first and shown.
+        kwb::Coverage live;
+        live.grid.rows = 1;
+        live.grid.cols = 4;
+        live.grid.writtenFraction = {1, 1, 0, 1};
+        view.showLive(live, QStringLiteral("live one"));
+        QCOMPARE(view.heatmap()->heatmap().cols, 4);
+        QCOMPARE(view.heatmap()->heatmap().title, QStringLiteral("live one"));
+    }
+
+    void workloadsPiesAndProjection()
+    {
+        if (!buildHasTraces()) QSKIP("this build does not read traces");
+        const ProjectDataPtr data = tracesData();
+        if (data->workloads.empty()) QSKIP("no traces in datasets/traces");
+        WorkloadsView view;
+        view.resize(1000, 700);
+        view.setProjectData(data);
+        QCOMPARE(view.workloadCount(), static_cast<int>(data->workloads.size()));
+        QVERIFY(view.topKernels()->rowCount() > 0);
+        QVERIFY(view.projectionText().contains(QStringLiteral("addressable fraction")));
+        for (const auto& w : data->workloads) {
+            QVERIFY(w.addressableFraction >= 0 && w.addressableFraction <= 1);
+            double sum = 0;
+            for (const auto& c : w.categories) sum += c.share;
+            QVERIFY2(std::abs(sum - 1.0) < 1e-6, qPrintable(w.name));
+        }
+        const QImage img = renderFigure(view, preset("double-column"));
+        QVERIFY(!img.isNull());
+        // Addressable (warm) and library (cool) slices are both drawn.
+        const auto colors = categoryColors(data->workloads);
+        int warm = 0;
+        int cool = 0;
+        for (const auto& w : data->workloads)
+            for (const auto& c : w.categories) {
+                if (c.share < 0.05) continue;
+                (c.addressable ? warm : cool) += countColor(img, colors.value(c.category), 6) > 0 ? 1 : 0;
+            }
+        QVERIFY(warm > 0);
+        QVERIFY(cool > 0);
+        // Projection inputs with records loaded: w and s from correct, timed records.
+        kwb::RecordSet set;
+        for (double s : {0.5, 2.0, 4.0}) {
+            kwb::EvalRecord r;
+            r.outcome = kwb::Outcome::Correct;
+            r.speedup = s;
+            set.records.push_back(r);
+        }
+        const ProjectionInputs in = projectionFor(data->workloads.front(), set);
+        QCOMPARE(in.records, std::size_t(3));
+        QCOMPARE(in.w, 2.0 / 3.0);
+        QCOMPARE(in.s, 2.0);
+        QCOMPARE(in.expectedSaving, in.f * (2.0 / 3.0) * 0.5);
+    }
+
+    void suspiciousAndRerunPanel()
+    {
+        RerunService service;
+        SuspiciousView view(&service);
+        view.resize(1000, 700);
+        view.setProjectData(kwbuitest::loadRecords({testData("records/good.jsonl")}));
+        QCOMPARE(view.model()->rowCount(), 1);
+        // Whatever this machine offers, the panel states whether it can re-run and why not.
+        QSignalSpy spy(&service, &RerunService::availabilityChanged);
+        service.probe();
+        QTRY_VERIFY_WITH_TIMEOUT(spy.count() == 1, 30000);
+        if (!service.isAvailable()) {
+            QVERIFY(!view.rerunPanel()->rerunEnabled());
+            QVERIFY(view.rerunPanel()->stateText().startsWith(QStringLiteral("Live re-run unavailable: ")));
+            QVERIFY(view.rerunPanel()->stateText().size() > 30);
+        }
+        view.show();
+        QVERIFY(inkPixels(view.grab().toImage()) > 5000);
+    }
+
+    void exportEachFormat_data()
+    {
+        QTest::addColumn<QString>("suffix");
+        QTest::addRow("pdf") << "pdf";
+        QTest::addRow("svg") << "svg";
+        QTest::addRow("png") << "png";
+    }
+
+    void exportEachFormat()
+    {
+        QFETCH(QString, suffix);
+        CoverageView view;
+        view.resize(800, 600);
+        view.setProjectData(kwbuitest::loadRecords({testData("records/good.jsonl")}));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("heat.") + suffix);
+        const FigurePreset p = preset("single-column");
+        QString error;
+        QVERIFY2(exportFigure(view, p, *figureFormatFromPath(path), path, &error), qPrintable(error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        if (suffix == QLatin1String("pdf")) {
+            QVERIFY(bytes.startsWith("%PDF-"));
+            // The page is the preset's size in points: 3.5 in x 72.
+            QVERIFY2(bytes.contains("/MediaBox [0 0 252"), bytes.left(2000).constData());
+        } else if (suffix == QLatin1String("svg")) {
+            QVERIFY(bytes.contains("<svg"));
+            QVERIFY(bytes.contains("viewBox=\"0 0 336 230.4\""));
+            QVERIFY(bytes.contains("<image")); // the heatmap is an image, not shapes per tile
+            QVERIFY(bytes.contains("100%"));   // legend text stays text
+        } else {
+            const QImage img(path);
+            QCOMPARE(img.width(), 1050); // 3.5 in at 300 dpi
+            QCOMPARE(img.height(), 720);
+            QCOMPARE(qRound(img.dotsPerMeterX() * 0.0254), 300);
+            QVERIFY(countColor(img, QColor(viridisTable()[0]), 4) > 1000);
+        }
+        QVERIFY(!figureFormatFromPath(QStringLiteral("x.jpg")));
+    }
+
+    void mainWindowLoadsPicksAndSaves()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        MainWindow window;
+        window.resize(1200, 800);
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        window.openPaths({testData("records/good.jsonl"), kwbuitest::leaderboardPath()});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+        QVERIFY(window.waitUntilIdle(30000));
+        QCOMPARE(window.projectData()->records->records.size(), std::size_t(416));
+        QCOMPARE(window.viewNames(),
+            (QStringList{QStringLiteral("records"), QStringLiteral("distributions"), QStringLiteral("workloads"),
+                QStringLiteral("coverage"), QStringLiteral("suspicious")}));
+        // A chart pick lands in the records view.
+        QVERIFY(window.showView(QStringLiteral("distributions")));
+        QString what;
+        const QSet<int> picked =
+            window.distributionsView()->pickAt(0, QPointF(window.distributionsView()->distribution().groups[0].median, 0), &what);
+        QVERIFY(!picked.isEmpty());
+        Q_EMIT window.distributionsView()->recordsPicked(picked, what);
+        QCOMPARE(window.currentView()->viewName(), QStringLiteral("records"));
+        QCOMPARE(window.recordsView()->proxy()->rowCount(), picked.size());
+        // Every view renders.
+        window.show();
+        for (const auto& name : window.viewNames()) {
+            QVERIFY(window.showView(name));
+            QVERIFY(window.waitUntilIdle(30000));
+            QVERIFY2(inkPixels(window.grab().toImage()) > 20000, qPrintable(name));
+        }
+        // Save, and restore filters and figure settings.
+        RecordFilter f;
+        f.model = QString::fromStdString(window.projectData()->records->records.back().model);
+        window.recordsView()->setFilter(f);
+        window.distributionsView()->setKind(DistributionKind::Ecdf);
+        window.setFigurePreset(QStringLiteral("double-column"));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("saved.kwbproject.json"));
+        QString error;
+        QVERIFY2(window.saveProjectAs(path, &error), qPrintable(error));
+        MainWindow again;
+        QSignalSpy loaded2(&again, &MainWindow::projectLoaded);
+        QVERIFY(again.openProjectFile(path));
+        QTRY_COMPARE_WITH_TIMEOUT(loaded2.count(), 1, 30000);
+        QCOMPARE(again.projectData()->records->records.size(), std::size_t(416));
+        QCOMPARE(again.recordsView()->filter().model, f.model);
+        QCOMPARE(again.distributionsView()->kind(), DistributionKind::Ecdf);
+        QCOMPARE(again.figurePreset().name, QStringLiteral("double-column"));
+        // Export the current view.
+        const QString pdf = dir.filePath(QStringLiteral("view.pdf"));
+        QVERIFY2(again.exportCurrentView(pdf, &error), qPrintable(error));
+        QVERIFY(QFileInfo(pdf).size() > 1000);
+    }
+
+    void loadingCanBeCancelled()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        MainWindow window;
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        Project p;
+        p.records = {kwbuitest::leaderboardPath()};
+        window.loadProject(p);
+        window.cancelLoad();
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+        QVERIFY(!window.isLoading());
+        // Cancelled before or after the reader finished: either nothing or everything, never half.
+        const std::size_t n = window.projectData()->records->records.size();
+        QVERIFY(n == 0 || n == 413);
+    }
+};
+
+QTEST_MAIN(TstUiViews)
+#include "tst_ui_views.moc"
