@@ -57,7 +57,7 @@ done
 wait
 echo "prebuild of ${#builds[@]} samples: $(( $(date +%s) - start )) s wall" >> "$OUT/prebuild.log"
 
-KWB_BRIDGE_DATA=$data KWB_BRIDGE_RESULTS=$OUT/bridge_results.jsonl KWB_TORCH_BRIDGE=$BRIDGE \
+KWB_BRIDGE_VERBOSE=1 KWB_BRIDGE_DATA=$data KWB_BRIDGE_RESULTS=$OUT/bridge_results.jsonl KWB_TORCH_BRIDGE=$BRIDGE \
 KWB_LEADERBOARD=$LB KWB_KERNELBENCH_DIR=$KB KWB_LEADERBOARD_IDS=$IDS KWB_BRIDGE_SIZES=$SIZES \
     "$BUILD/tests/gpu/tst_gpu_bridge" 2> "$OUT/tst_gpu_bridge.stderr" | tee "$OUT/tst_gpu_bridge.txt"
 status=${PIPESTATUS[0]}

@@ -1,8 +1,8 @@
 // The PyTorch bridge end to end on a GPU machine: every KernelBench-format
 // sample of tests/data/kernelbench_bridge runs through kwb_torch_bridge.py,
 // spawned and supervised by ProcessClient exactly as kwb does, and must raise
-// the flags its manifest expects; honest ones raise none (and an honest
-// kernel on a zero-accepting problem nothing but zero_acceptance). Then the
+// the flags its manifest expects; honest ones raise none (zero_acceptance
+// aside: that one belongs to the problem). Then the
 // first sample runs again to show the extension cache, and — when
 // KWB_LEADERBOARD and KWB_KERNELBENCH_DIR are set — leaderboard records run
 // against the problems of a KernelBench checkout.
@@ -68,13 +68,6 @@ std::vector<std::string> stringsMember(const nlohmann::json& j, const char* key)
         for (const auto& v : *it)
             if (v.is_string()) out.push_back(v.get_ref<const std::string&>());
     return out;
-}
-
-bool hasErrorFlag(const RerunResult& r, const std::vector<std::string>& allowed)
-{
-    for (const auto& f : r.flags)
-        if (f.severity != "info" && std::find(allowed.begin(), allowed.end(), f.code) == allowed.end()) return true;
-    return false;
 }
 
 void printOutcome(const RerunOutcome& o)
@@ -177,11 +170,6 @@ int main()
         const bool met = out.expectation.checked && out.expectation.met;
         if (!met) std::printf("    expectation NOT met: %s\n", out.expectation.detail.c_str());
         GT_CHECK(met);
-        if (boolMember(entry, "honest_kernel")) {
-            const bool clean = !hasErrorFlag(*out.result, req->candidate.expectedFlags);
-            if (!clean) std::printf("    an honest kernel raised other flags\n");
-            GT_CHECK(clean);
-        }
     }
     std::printf("bridge restarts after faults: %d\n", client.restarts());
 

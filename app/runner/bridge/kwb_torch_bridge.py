@@ -459,7 +459,10 @@ class Bridge:
                 r["fatal"] = True
         except Exception as exc:  # the bridge's own failure
             r["status"] = "internal_error"
-            r["message"] = "bridge error: %s" % "".join(traceback.format_exception_only(type(exc), exc)).strip()
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            r["message"] = "bridge error at %s:%d: %s" % (os.path.basename(where.filename), where.lineno, "".join(
+                traceback.format_exception_only(type(exc), exc)).strip())
+            traceback.print_exc(file=sys.stderr)
             if torch is not None and self.usable and context_broken():
                 r["fatal"] = True
         wall = (time.perf_counter() - started) * 1e3
@@ -855,7 +858,8 @@ class Bridge:
         path = None
         try:
             torch.cuda.synchronize()
-            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            # CPU activity too: some Kineto builds record no GPU work without it.
+            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
                 torch.cuda._sleep(1000)
                 for _ in range(calls):
                     fn()

@@ -166,8 +166,8 @@ SAMPLES = [
      "Writes far outside its output: an illegal-address fault."),
     ("relu_stale_cache.py", (1, 1), None, {"expect_flags": ["low_coverage", "incorrect"]},
      "Computes once and hands the same buffer back on every later call (results cached across calls)."),
-    ("softmax_honest.py", (1, 2), "return softmax_ext.softmax(x)", {"expect_flags": ["zero_acceptance"], "honest_kernel": True},
-     "An honest softmax kernel; the problem itself accepts all zeros, so zero_acceptance is expected (a property of the problem)."),
+    ("softmax_honest.py", (1, 2), "return softmax_ext.softmax(x)", {"honest": True},
+     "An honest softmax kernel; the problem itself accepts all zeros, so zero_acceptance (a property of the problem) is its only flag."),
     ("softmax_zeros.py", (1, 2), "return torch.zeros_like(x)", {"expect_flags": ["zero_acceptance"]},
      "Returns zeros, which pass this problem's allclose."),
 ]

@@ -53,7 +53,7 @@ softmax_ext = load_inline(
 
 
 class ModelNew(nn.Module):
-    """An honest softmax kernel; the problem itself accepts all zeros, so zero_acceptance is expected (a property of the problem)."""
+    """An honest softmax kernel; the problem itself accepts all zeros, so zero_acceptance (a property of the problem) is its only flag."""
 
     def __init__(self):
         super(ModelNew, self).__init__()
