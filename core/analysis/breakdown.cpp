@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <unordered_map>
 
 #include "base/json_writer.h"
 #include "base/text_table.h"
@@ -87,18 +86,51 @@ WorkloadBreakdown breakdown(const Trace& trace, const RuleTable& rules, const Br
     };
 
     struct FamilyAcc {
+        std::string name;
         const KernelRule* rule = nullptr;
         Acc acc;
         std::vector<Interval> intervals;
     };
-    std::map<std::string, FamilyAcc> families; // by family name: deterministic
+    // Families and categories get slots on first sight; per activity only indices are touched.
+    std::vector<FamilyAcc> families;
+    std::map<std::string, std::size_t> familySlot;
+    std::vector<int> familyOfRule(ruleList.size() + 1, -1); // last entry: unclassified
     std::map<std::string, std::vector<Interval>> categoryIntervals;
-    std::unordered_map<StringId, Acc> kernels;
-    std::unordered_map<std::string_view, Acc> operators;
+    std::vector<std::vector<Interval>*> categoryOfFamily;
+    auto familyIndex = [&](int ri) -> std::size_t {
+        int& f = familyOfRule[ri >= 0 ? static_cast<std::size_t>(ri) : ruleList.size()];
+        if (f < 0) {
+            const KernelRule* rule = ri >= 0 ? &ruleList[static_cast<std::size_t>(ri)] : nullptr;
+            const std::string name = rule ? rule->family : std::string(kUnclassifiedFamily);
+            auto [it, inserted] = familySlot.emplace(name, families.size());
+            if (inserted) {
+                families.push_back(FamilyAcc{name, rule, {}, {}});
+                categoryOfFamily.push_back(&categoryIntervals[rule ? rule->category : std::string(kUnclassifiedFamily)]);
+            }
+            f = static_cast<int>(it->second);
+        }
+        return static_cast<std::size_t>(f);
+    };
+    const std::size_t nStrings = trace.strings().size();
+    std::vector<Acc> kernels(nStrings);
+    std::vector<Acc> operators(nStrings);
+    Acc unknownOperator;
     std::map<Phase, Acc> phases;
     std::vector<Interval> all;
     std::vector<Interval> addressable;
     all.reserve(trace.activities().size());
+    const auto& ops = trace.ops();
+    auto operatorName = [&](const GpuActivity& a) -> std::int64_t {
+        if (a.op < 0) return -1;
+        std::int32_t i = a.op;
+        if (!options.topLevelOperators) return ops[static_cast<std::size_t>(i)].name;
+        std::int32_t best = i;
+        while (i >= 0) {
+            if (!ops[static_cast<std::size_t>(i)].annotation) best = i;
+            i = ops[static_cast<std::size_t>(i)].parent;
+        }
+        return ops[static_cast<std::size_t>(best)].name;
+    };
 
     std::int64_t totalNs = 0;
     std::int64_t addressableNs = 0;
@@ -107,14 +139,13 @@ WorkloadBreakdown breakdown(const Trace& trace, const RuleTable& rules, const Br
         const int ri = classify(a);
         const KernelRule* rule = ri >= 0 ? &ruleList[static_cast<std::size_t>(ri)] : nullptr;
         const bool isAddressable = rule && rule->addressable;
-        const std::string family = rule ? rule->family : std::string(kUnclassifiedFamily);
         const Interval iv{a.startNs, a.endNs()};
-        FamilyAcc& f = families[family];
-        f.rule = rule;
+        const std::size_t fi = familyIndex(ri);
+        FamilyAcc& f = families[fi];
         f.acc.ns += a.durationNs;
         ++f.acc.count;
         f.intervals.push_back(iv);
-        categoryIntervals[rule ? rule->category : std::string(kUnclassifiedFamily)].push_back(iv);
+        categoryOfFamily[fi]->push_back(iv);
         all.push_back(iv);
         totalNs += a.durationNs;
         if (isAddressable) {
@@ -125,9 +156,8 @@ WorkloadBreakdown breakdown(const Trace& trace, const RuleTable& rules, const Br
         Acc& k = kernels[a.name];
         k.ns += a.durationNs;
         ++k.count;
-        std::string_view op = options.topLevelOperators ? trace.topLevelOpName(a) : trace.opName(a);
-        if (op.empty()) op = "(unknown)";
-        Acc& o = operators[op];
+        const std::int64_t opName = operatorName(a);
+        Acc& o = opName >= 0 ? operators[static_cast<std::size_t>(opName)] : unknownOperator;
         o.ns += a.durationNs;
         ++o.count;
         if (isAddressable) o.addressableNs += a.durationNs;
@@ -141,6 +171,7 @@ WorkloadBreakdown breakdown(const Trace& trace, const RuleTable& rules, const Br
         case ActivityKind::Memset: ++out.memsetCount; break;
         }
     }
+    // Intervals of one family or category were pushed in activity order, which is by start.
 
     const std::int64_t busyNs = mergedLength(all);
     const std::int64_t addressableBusyNs = mergedLength(addressable);
@@ -157,9 +188,9 @@ WorkloadBreakdown breakdown(const Trace& trace, const RuleTable& rules, const Br
 
     std::map<std::string, CategoryTime> categories;
     std::map<std::string, bool> categoryAllAddressable;
-    for (auto& [name, f] : families) {
+    for (auto& f : families) {
         FamilyTime ft;
-        ft.family = name;
+        ft.family = f.name;
         if (f.rule) {
             ft.library = f.rule->library;
             ft.category = f.rule->category;
@@ -180,7 +211,7 @@ WorkloadBreakdown breakdown(const Trace& trace, const RuleTable& rules, const Br
     }
     for (auto& [name, c] : categories) {
         std::int64_t ns = 0;
-        for (const auto& [fname, f] : families) {
+        for (const auto& f : families) {
             const std::string cat = f.rule ? f.rule->category : std::string(kUnclassifiedFamily);
             if (cat == name) ns += f.acc.ns;
         }
@@ -195,7 +226,9 @@ WorkloadBreakdown breakdown(const Trace& trace, const RuleTable& rules, const Br
 
     std::vector<KernelTime> allKernels;
     std::vector<KernelTime> unclassified;
-    for (const auto& [id, acc] : kernels) {
+    for (StringId id = 0; id < nStrings; ++id) {
+        const Acc& acc = kernels[id];
+        if (acc.count == 0) continue;
         KernelTime k;
         k.name = std::string(trace.text(id));
         k.us = us(acc.ns);
@@ -231,7 +264,7 @@ WorkloadBreakdown breakdown(const Trace& trace, const RuleTable& rules, const Br
     out.topKernels = std::move(allKernels);
     out.unclassified = std::move(unclassified);
 
-    for (const auto& [name, acc] : operators) {
+    auto addOperator = [&](std::string_view name, const Acc& acc) {
         OperatorTime o;
         o.op = std::string(name);
         o.us = us(acc.ns);
@@ -239,7 +272,10 @@ WorkloadBreakdown breakdown(const Trace& trace, const RuleTable& rules, const Br
         o.count = acc.count;
         o.share = ratio(acc.ns, totalNs);
         out.operators.push_back(std::move(o));
-    }
+    };
+    for (StringId id = 0; id < nStrings; ++id)
+        if (operators[id].count) addOperator(trace.text(id), operators[id]);
+    if (unknownOperator.count) addOperator("(unknown)", unknownOperator);
     sortByTime(out.operators, [](const OperatorTime& o) { return o.op; });
     if (out.operators.size() > options.topOperators) out.operators.resize(options.topOperators);
 

@@ -771,6 +771,11 @@ private:
     std::uint64_t m_nextProgress = 0;
     std::string m_scratch;
     std::unordered_map<std::uint64_t, std::int32_t> m_threads;
+    StringId internCached(std::string_view name);
+
+    // Names repeat millions of times: a direct-mapped cache keyed by a cheap
+    // hash of length and edges finds most of them without hashing the whole name.
+    std::vector<StringId> m_nameCache = std::vector<StringId>(8192, StringInterner::kEmpty);
     RawEvent m_event;
     const char* m_mapped = nullptr;
     bool m_dropPages = false;
@@ -828,6 +833,29 @@ Status KinetoReader::fill()
     }
     if (m_ctx.cancelled()) return Status(ErrorCode::Cancelled, "cancelled", SourcePosition{m_path});
     return {};
+}
+
+StringId KinetoReader::internCached(std::string_view name)
+{
+    std::uint64_t h = name.size() * 0x9E3779B97F4A7C15ull;
+    if (name.size() >= 8) {
+        std::uint64_t a, b;
+        std::memcpy(&a, name.data(), 8);
+        std::memcpy(&b, name.data() + name.size() - 8, 8);
+        h ^= a * 0xC2B2AE3D27D4EB4Full;
+        h ^= (b + (h >> 29)) * 0x165667B19E3779F9ull;
+        if (name.size() >= 24) {
+            std::uint64_t m;
+            std::memcpy(&m, name.data() + name.size() / 2 - 4, 8);
+            h ^= (m + (h >> 31)) * 0x27D4EB2F165667C5ull;
+        }
+    } else {
+        for (char ch : name) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001B3ull;
+    }
+    StringId& slot = m_nameCache[(h ^ (h >> 32)) & (m_nameCache.size() - 1)];
+    if (slot != StringInterner::kEmpty && m_builder.text(slot) == name) return slot;
+    slot = m_builder.intern(name);
+    return slot;
 }
 
 // Every 32 MB of a contiguous input: progress, cancellation, and giving back
@@ -949,7 +977,7 @@ void KinetoReader::handle(RawEvent& ev, const char* at)
         a.startNs = *ts;
         a.durationNs = *dur;
         a.kind = cat == Cat::Kernel ? ActivityKind::Kernel : cat == Cat::Memcpy ? ActivityKind::Memcpy : ActivityKind::Memset;
-        a.name = m_builder.intern(name);
+        a.name = internCached(name);
         if (!ev.correlation.empty()) a.correlation = toInt(ev.correlation).value_or(-1);
         if (!ev.externalId.empty()) a.externalId = toInt(ev.externalId).value_or(-1);
         const std::int64_t dev = ev.device.empty() ? scalarInt(ev.pid) : toInt(ev.device).value_or(-1);
@@ -970,7 +998,7 @@ void KinetoReader::handle(RawEvent& ev, const char* at)
         CpuOp op;
         op.startNs = *ts;
         op.durationNs = *dur;
-        op.name = m_builder.intern(name);
+        op.name = internCached(name);
         op.thread = threadOf(ev.pid, ev.tid);
         op.annotation = cat == Cat::Annotation;
         if (!ev.externalId.empty()) op.externalId = toInt(ev.externalId).value_or(-1);

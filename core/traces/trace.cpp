@@ -183,6 +183,13 @@ void TraceBuilder::linkAndNest()
             if (!std::is_sorted(first, last, before)) std::stable_sort(first, last, before);
         }
     }
+    // The phase a name declares, worked out once per distinct name.
+    std::vector<std::int8_t> phaseOfName(t.m_strings.size(), -1);
+    auto declared = [&](StringId name) {
+        std::int8_t& p = phaseOfName[name];
+        if (p < 0) p = static_cast<std::int8_t>(declaredPhase(t.text(name)));
+        return static_cast<Phase>(p);
+    };
     std::vector<std::int32_t> stack;
     for (std::size_t i = 0; i < ops.size(); ++i) {
         CpuOp& op = ops[i];
@@ -190,7 +197,7 @@ void TraceBuilder::linkAndNest()
         while (!stack.empty() && ops[static_cast<std::size_t>(stack.back())].endNs() <= op.startNs) stack.pop_back();
         // A child that outlives its parent (clock jitter) is still nested: the start decides.
         op.parent = stack.empty() ? kNoIndex : stack.back();
-        const Phase own = declaredPhase(t.text(op.name));
+        const Phase own = declared(op.name);
         if (own != Phase::Unknown) op.phase = own;
         else if (op.parent != kNoIndex) op.phase = ops[static_cast<std::size_t>(op.parent)].phase;
         else op.phase = Phase::Forward;

@@ -157,6 +157,7 @@ public:
     TraceBuilder(std::string sourcePath, TraceFormat format);
 
     StringId intern(std::string_view s) { return m_trace->m_strings.intern(s); }
+    std::string_view text(StringId id) const { return m_trace->m_strings.view(id); }
     void addActivity(const GpuActivity& a) { m_trace->m_activities.push_back(a); }
     void addOp(const CpuOp& op) { m_trace->m_ops.push_back(op); }
     void addStep(const StepRange& s) { m_trace->m_steps.push_back(s); }
