@@ -62,4 +62,16 @@ KWB_LEADERBOARD=$LB KWB_KERNELBENCH_DIR=$KB KWB_LEADERBOARD_IDS=$IDS KWB_BRIDGE_
     "$BUILD/tests/gpu/tst_gpu_bridge" 2> "$OUT/tst_gpu_bridge.stderr" | tee "$OUT/tst_gpu_bridge.txt"
 status=${PIPESTATUS[0]}
 echo "tst_gpu_bridge exit status $status" | tee -a "$OUT/tst_gpu_bridge.txt"
+
+# The command line a user runs: kwb rerun --record FILE#ID for the first leaderboard record
+# (BUILD_DIR/lib may hold shared libraries kwb needs that the machine lacks).
+if [ -x "$BUILD/app/kwb/kwb" ] && [ -n "$LB" ] && [ -n "$IDS" ]; then
+    first=${IDS%%,*}
+    size_args=()
+    for kv in ${SIZES//,/ }; do size_args+=(--size "$kv"); done
+    LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$BUILD/lib "$BUILD/app/kwb/kwb" rerun --record "$LB#$first" --kernelbench "$KB" \
+        "${size_args[@]}" --trials 20 --warmup 3 --correctness-trials 2 --format json \
+        > "$OUT/kwb_rerun_record.json" 2> "$OUT/kwb_rerun_record.stderr"
+    echo "kwb rerun --record exit status $?" | tee -a "$OUT/tst_gpu_bridge.txt"
+fi
 exit "$status"
