@@ -206,6 +206,19 @@ def main():
     with open(os.path.join(here, "manifest.json"), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=2)
         f.write("\n")
+    # The same samples as native records, for kwb rerun --record FILE#ID and kwb verify
+    # (with --kernelbench pointing at this folder).
+    names = {1: "1_ReLU", 2: "2_Softmax"}
+    with open(os.path.join(here, "samples.jsonl"), "w", encoding="utf-8") as f:
+        for name, (level, pid), _forward, _expect, _doc in SAMPLES:
+            with open(os.path.join(here, "samples", name), encoding="utf-8") as src:
+                code = src.read()
+            record = {"schema": "kwb.record/1", "id": name[:-3],
+                      "problem": {"suite": "KernelBench", "level": level, "id": pid, "name": names[pid]},
+                      "model": "kwb-fixture", "run": "bridge-fixtures", "sample": 0,
+                      "status": {"outcome": "unknown"},
+                      "source": {"code": code, "language": "python+cuda"}}
+            f.write(json.dumps(record) + "\n")
 
 
 if __name__ == "__main__":
