@@ -57,21 +57,31 @@ done
 wait
 echo "prebuild of ${#builds[@]} samples: $(( $(date +%s) - start )) s wall" >> "$OUT/prebuild.log"
 
-KWB_BRIDGE_VERBOSE=1 KWB_BRIDGE_DATA=$data KWB_BRIDGE_RESULTS=$OUT/bridge_results.jsonl KWB_TORCH_BRIDGE=$BRIDGE \
-KWB_LEADERBOARD=$LB KWB_KERNELBENCH_DIR=$KB KWB_LEADERBOARD_IDS=$IDS KWB_BRIDGE_SIZES=$SIZES \
-    "$BUILD/tests/gpu/tst_gpu_bridge" 2> "$OUT/tst_gpu_bridge.stderr" | tee "$OUT/tst_gpu_bridge.txt"
+# The fixtures with their expectations (leaderboard records go through kwb below when it is there).
+lb_env=()
+[ -x "$BUILD/app/kwb/kwb" ] || lb_env=(KWB_LEADERBOARD="$LB" KWB_KERNELBENCH_DIR="$KB" KWB_LEADERBOARD_IDS="$IDS" KWB_BRIDGE_SIZES="$SIZES")
+env "${lb_env[@]}" KWB_BRIDGE_VERBOSE=1 KWB_BRIDGE_DATA=$data KWB_BRIDGE_RESULTS=$OUT/bridge_results.jsonl \
+    KWB_TORCH_BRIDGE=$BRIDGE "$BUILD/tests/gpu/tst_gpu_bridge" 2> "$OUT/tst_gpu_bridge.stderr" | tee "$OUT/tst_gpu_bridge.txt"
 status=${PIPESTATUS[0]}
 echo "tst_gpu_bridge exit status $status" | tee -a "$OUT/tst_gpu_bridge.txt"
 
-# The command line a user runs: kwb rerun --record FILE#ID for the first leaderboard record
-# (BUILD_DIR/lib may hold shared libraries kwb needs that the machine lacks).
+# The command lines a user runs on leaderboard records: kwb verify over the chosen records
+# (native records with the verification filled in) and kwb rerun --record FILE#ID for the first
+# one (BUILD_DIR/lib may hold shared libraries kwb needs that the machine lacks).
 if [ -x "$BUILD/app/kwb/kwb" ] && [ -n "$LB" ] && [ -n "$IDS" ]; then
-    first=${IDS%%,*}
-    size_args=()
-    for kv in ${SIZES//,/ }; do size_args+=(--size "$kv"); done
-    LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$BUILD/lib "$BUILD/app/kwb/kwb" rerun --record "$LB#$first" --kernelbench "$KB" \
-        "${size_args[@]}" --trials 20 --warmup 3 --correctness-trials 2 --format json \
-        > "$OUT/kwb_rerun_record.json" 2> "$OUT/kwb_rerun_record.stderr"
-    echo "kwb rerun --record exit status $?" | tee -a "$OUT/tst_gpu_bridge.txt"
+    python3 - "$LB" "$IDS" "$OUT/leaderboard_chosen.json" <<'EOF'
+import json, sys
+ids = set(sys.argv[2].split(","))
+json.dump([r for r in json.load(open(sys.argv[1])) if r.get("file") in ids], open(sys.argv[3], "w"))
+EOF
+    opts=(--kernelbench "$KB" --trials 20 --warmup 3 --correctness-trials 2)
+    for kv in ${SIZES//,/ }; do opts+=(--size "$kv"); done
+    export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$BUILD/lib
+    "$BUILD/app/kwb/kwb" verify "$OUT/leaderboard_chosen.json" "${opts[@]}" --out "$OUT/leaderboard_verified.jsonl" \
+        > "$OUT/kwb_verify.txt" 2>&1
+    echo "kwb verify exit status $?" | tee -a "$OUT/kwb_verify.txt"
+    "$BUILD/app/kwb/kwb" rerun --record "$OUT/leaderboard_chosen.json#${IDS%%,*}" "${opts[@]}" \
+        > "$OUT/kwb_rerun_record.txt" 2>&1
+    echo "kwb rerun --record exit status $?" | tee -a "$OUT/kwb_rerun_record.txt"
 fi
 exit "$status"
