@@ -302,6 +302,11 @@ def tensors_of(value):
     return []
 
 
+def poisonable(t):
+    """Outputs the sentinel fill and the scan handle: device tensors of 2-, 4- or 8-byte elements."""
+    return t.is_cuda and t.element_size() in (2, 4, 8)
+
+
 def output_names(n):
     return ["output"] + ["output%d" % i for i in range(1, n)]
 
@@ -650,7 +655,7 @@ class Bridge:
                 self.poison_pool(0, eb if eb in (2, 4, 8) else 4, nbytes, sp)
                 input_ptrs = {x.data_ptr() for x in inputs if isinstance(x, torch.Tensor)}
                 for t in prev:
-                    if t.is_cuda and t.element_size() in (2, 4, 8) and t.data_ptr() not in input_ptrs:
+                    if poisonable(t) and t.data_ptr() not in input_ptrs:
                         self.fill_tensor(t, 0, t.element_size())
                 torch.cuda.synchronize()
                 del prev
@@ -709,21 +714,21 @@ class Bridge:
         widths = {t.element_size() for t in out0}
         eb = out0[0].element_size()
         nbytes = max(t.numel() * t.element_size() for t in out0)
-        scannable = [t.element_size() in (2, 4, 8) and t.is_cuda for t in out0]
+        scannable = [poisonable(t) for t in out0]
 
         # A returned buffer that is one of the inputs is left alone: poisoning
         # it would change the inputs (the input hashes report such samples).
         input_ptrs = {x.data_ptr() for x in inputs if isinstance(x, torch.Tensor)}
         self.poison_pool(0, eb if eb in (2, 4, 8) else 4, nbytes, sp)
         for t in out0:
-            if t.element_size() in (2, 4, 8) and t.is_cuda and t.data_ptr() not in input_ptrs:
+            if poisonable(t) and t.data_ptr() not in input_ptrs:
                 self.fill_tensor(t, 0, t.element_size())
         torch.cuda.synchronize()
         out_a = tensors_of(call_candidate(inputs, "ModelNew.forward"))
         scanners = []
         keep_a = []
         for k, t in enumerate(out_a):
-            if k < len(scannable) and scannable[k] and t.element_size() in (2, 4, 8) and t.is_cuda:
+            if k < len(scannable) and scannable[k] and poisonable(t):
                 sc = Scanner(lib)
                 src, ptr = self.scan_source(t, t.element_size())
                 sc.first(ctypes.c_void_p(ptr), list(t.shape), t.element_size(), grid_rows, grid_cols, sp)
@@ -735,7 +740,7 @@ class Bridge:
 
         self.poison_pool(1, eb if eb in (2, 4, 8) else 4, nbytes, sp)
         for t in out_a + out0:
-            if t.element_size() in (2, 4, 8) and t.is_cuda and t.data_ptr() not in input_ptrs:
+            if poisonable(t) and t.data_ptr() not in input_ptrs:
                 self.fill_tensor(t, 1, t.element_size())
         torch.cuda.synchronize()
         del out0, out_a
