@@ -107,7 +107,8 @@ public:
     const std::string& sourcePath() const { return m_sourcePath; }
     TraceFormat format() const { return m_format; }
 
-    // Sorted by startNs.
+    // Activities sorted by startNs; ops grouped by thread, each thread's by
+    // startNs (a parent before its children); steps sorted by startNs.
     const std::vector<GpuActivity>& activities() const { return m_activities; }
     const std::vector<CpuOp>& ops() const { return m_ops; }
     const std::vector<StepRange>& steps() const { return m_steps; }
