@@ -65,9 +65,8 @@ env "${lb_env[@]}" KWB_BRIDGE_VERBOSE=1 KWB_BRIDGE_DATA=$data KWB_BRIDGE_RESULTS
 status=${PIPESTATUS[0]}
 echo "tst_gpu_bridge exit status $status" | tee -a "$OUT/tst_gpu_bridge.txt"
 
-# The command lines a user runs on leaderboard records: kwb verify over the chosen records
-# (native records with the verification filled in) and kwb rerun --record FILE#ID for the first
-# one (BUILD_DIR/lib may hold shared libraries kwb needs that the machine lacks).
+# The command lines a user runs on leaderboard records: kwb rerun --record FILE#ID for the
+# first one, then kwb verify over all chosen records (native records with the verification filled in) (BUILD_DIR/lib may hold shared libraries kwb needs that the machine lacks).
 if [ -x "$BUILD/app/kwb/kwb" ] && [ -n "$LB" ] && [ -n "$IDS" ]; then
     python3 - "$LB" "$IDS" "$OUT/leaderboard_chosen.json" <<'EOF'
 import json, sys
@@ -77,11 +76,11 @@ EOF
     opts=(--kernelbench "$KB" --trials 20 --warmup 3 --correctness-trials 2)
     for kv in ${SIZES//,/ }; do opts+=(--size "$kv"); done
     export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$BUILD/lib
-    "$BUILD/app/kwb/kwb" verify "$OUT/leaderboard_chosen.json" "${opts[@]}" --out "$OUT/leaderboard_verified.jsonl" \
-        > "$OUT/kwb_verify.txt" 2>&1
-    echo "kwb verify exit status $?" | tee -a "$OUT/kwb_verify.txt"
     "$BUILD/app/kwb/kwb" rerun --record "$OUT/leaderboard_chosen.json#${IDS%%,*}" "${opts[@]}" \
         > "$OUT/kwb_rerun_record.txt" 2>&1
     echo "kwb rerun --record exit status $?" | tee -a "$OUT/kwb_rerun_record.txt"
+    "$BUILD/app/kwb/kwb" verify "$OUT/leaderboard_chosen.json" "${opts[@]}" --out "$OUT/leaderboard_verified.jsonl" \
+        > "$OUT/kwb_verify.txt" 2>&1
+    echo "kwb verify exit status $?" | tee -a "$OUT/kwb_verify.txt"
 fi
 exit "$status"
