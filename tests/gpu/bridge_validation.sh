@@ -66,7 +66,8 @@ status=${PIPESTATUS[0]}
 echo "tst_gpu_bridge exit status $status" | tee -a "$OUT/tst_gpu_bridge.txt"
 
 # The command lines a user runs on leaderboard records: kwb rerun --record FILE#ID for the
-# first one, then kwb verify over all chosen records (native records with the verification filled in) (BUILD_DIR/lib may hold shared libraries kwb needs that the machine lacks).
+# first one, then kwb verify over all chosen records (native records with the verification
+# filled in). BUILD_DIR/lib may hold shared libraries kwb needs that the machine lacks.
 if [ -x "$BUILD/app/kwb/kwb" ] && [ -n "$LB" ] && [ -n "$IDS" ]; then
     python3 - "$LB" "$IDS" "$OUT/leaderboard_chosen.json" <<'EOF'
 import json, sys
