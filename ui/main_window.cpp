@@ -14,6 +14,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLoggingCategory>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -45,6 +46,8 @@ struct MainWindow::LoadState {
     std::mutex mutex;
     Progress latest;
 };
+
+Q_LOGGING_CATEGORY(lcTiming, "kwb.ui.timing", QtInfoMsg)
 
 namespace {
 
@@ -327,7 +330,12 @@ void MainWindow::pollProgress()
 void MainWindow::setProjectData(ProjectDataPtr next)
 {
     m_data = next ? std::move(next) : std::make_shared<ProjectData>();
-    for (FigureView* v : m_views) v->setProjectData(m_data);
+    QElapsedTimer timer;
+    for (FigureView* v : m_views) {
+        timer.start();
+        v->setProjectData(m_data);
+        qCDebug(lcTiming) << v->viewName() << "setProjectData" << timer.nsecsElapsed() / 1e6 << "ms";
+    }
     m_records->setFilter(m_project.filter);
     m_distributions->setGroupBy(m_project.figures.groupBy);
     DistributionKind kind;

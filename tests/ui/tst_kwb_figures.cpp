@@ -13,7 +13,7 @@ struct Run {
     QString err;
 };
 
-Run kwb(const QStringList& args)
+Run runKwb(const QStringList& args)
 {
     QProcess p;
     p.start(QStringLiteral(KWB_CLI), args);
@@ -41,7 +41,7 @@ private Q_SLOTS:
                         .toUtf8());
         }
         const QString out = dir.filePath(QStringLiteral("figs"));
-        const Run r = kwb({QStringLiteral("figures"), QStringLiteral("--preset"), QStringLiteral("double-column"),
+        const Run r = runKwb({QStringLiteral("figures"), QStringLiteral("--preset"), QStringLiteral("double-column"),
             QStringLiteral("--out"), out, project});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         QStringList expected{QStringLiteral("speedup_histogram"), QStringLiteral("speedup_ecdf"),
@@ -63,19 +63,19 @@ private Q_SLOTS:
     void errorsAndUsage()
     {
         QTemporaryDir dir;
-        Run r = kwb({QStringLiteral("figures"), QStringLiteral("--preset"), QStringLiteral("poster"),
+        Run r = runKwb({QStringLiteral("figures"), QStringLiteral("--preset"), QStringLiteral("poster"),
             QStringLiteral("--out"), dir.path(), kwbuitest::testData("records/good.jsonl")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("unknown preset 'poster'")));
-        r = kwb({QStringLiteral("figures"), kwbuitest::testData("records/good.jsonl")});
+        r = runKwb({QStringLiteral("figures"), kwbuitest::testData("records/good.jsonl")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains(QStringLiteral("--out DIR is required")));
         // Nothing renderable: the empty record file has no speedups, grids or traces.
-        r = kwb({QStringLiteral("figures"), QStringLiteral("--out"), dir.filePath(QStringLiteral("none")),
+        r = runKwb({QStringLiteral("figures"), QStringLiteral("--out"), dir.filePath(QStringLiteral("none")),
             kwbuitest::testData("records/empty.jsonl")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains(QStringLiteral("skipped speedup distributions")));
-        r = kwb({QStringLiteral("figures"), QStringLiteral("--list-presets")});
+        r = runKwb({QStringLiteral("figures"), QStringLiteral("--list-presets")});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains(QStringLiteral("single-column")));
         QVERIFY(r.out.contains(QStringLiteral("double-column")));

@@ -1,6 +1,7 @@
 // Models, proxies, project files, input classification, decimation and the
 // distribution/heatmap data behind the charts.
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -149,6 +150,50 @@ private Q_SLOTS:
         QCOMPARE(proxy.data(proxy.index(1, RecordTableModel::Id)).toString(), QStringLiteral("r1"));
         QCOMPARE(proxy.data(proxy.index(2, RecordTableModel::Id)).toString(), QStringLiteral("r2"));
         QVERIFY(std::isnan(proxy.data(proxy.index(2, RecordTableModel::Speedup), RecordTableModel::RawValueRole).toDouble()));
+    }
+
+    void largeTablesFilterAndSortOffThread()
+    {
+        // Above kAsyncRows the filter and the sort run on the pool and apply in one step.
+        kwb::RecordSet set;
+        const int n = RecordTableModel::kAsyncRows + 5000;
+        for (int i = 0; i < n; ++i) {
+            kwb::EvalRecord r;
+            r.id = "r" + std::to_string(i);
+            r.model = i % 3 == 0 ? "alpha" : "beta";
+            r.outcome = kwb::Outcome::Correct;
+            r.speedup = static_cast<double>((i * 7919) % n) / 100.0 + 0.01;
+            set.records.push_back(std::move(r));
+        }
+        RecordTableModel model;
+        model.setData(makeProjectData(std::move(set)));
+        RecordFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy filtered(&proxy, &RecordFilterProxy::filterApplied);
+        RecordFilter f;
+        f.model = QStringLiteral("alpha");
+        proxy.setFilter(f);
+        QVERIFY(proxy.isFiltering());
+        QTRY_COMPARE_WITH_TIMEOUT(filtered.count(), 1, 20000);
+        QCOMPARE(proxy.rowCount(), (n + 2) / 3);
+        QSignalSpy sorted(&model, &RecordTableModel::sortFinished);
+        proxy.sort(RecordTableModel::Speedup, Qt::DescendingOrder);
+        QVERIFY(model.isSorting());
+        QTRY_COMPARE_WITH_TIMEOUT(sorted.count(), 1, 20000);
+        QCOMPARE(proxy.rowCount(), (n + 2) / 3);
+        double prev = 1e300;
+        for (int r = 0; r < proxy.rowCount(); r += 97) {
+            const double s = proxy.data(proxy.index(r, RecordTableModel::Speedup), RecordTableModel::RawValueRole).toDouble();
+            QVERIFY(s <= prev);
+            prev = s;
+            QCOMPARE(proxy.data(proxy.index(r, RecordTableModel::Model)).toString(), QStringLiteral("alpha"));
+        }
+        // The order is the synchronous one.
+        const auto order = RecordTableModel::sortedOrder(*model.projectData()->rows, RecordTableModel::Speedup,
+            Qt::DescendingOrder);
+        QCOMPARE(model.recordIndex(0), order.front());
+        QCOMPARE(model.displayRow(order.back()), n - 1);
     }
 
     void suspiciousRanking()

@@ -1,5 +1,7 @@
 #include "models/record_filter_proxy.h"
 
+#include <QtConcurrent/QtConcurrentRun>
+
 #include "models/record_table_model.h"
 
 namespace kwb::ui {
@@ -9,17 +11,40 @@ RecordFilterProxy::RecordFilterProxy(QObject* parent) : QSortFilterProxyModel(pa
     setSortRole(RecordTableModel::RawValueRole);
 }
 
-const RecordTableModel* RecordFilterProxy::table() const
+RecordTableModel* RecordFilterProxy::table() const
 {
-    return qobject_cast<const RecordTableModel*>(sourceModel());
+    return qobject_cast<RecordTableModel*>(sourceModel());
+}
+
+bool RecordFilterProxy::accepts(const RecordRow& r, int recordIndex, const RecordFilter& f, const QStringList& words,
+    const QSet<int>* picked)
+{
+    if (picked && !picked->contains(recordIndex)) return false;
+    if (!f.model.isEmpty() && r.model != f.model) return false;
+    if (!f.level.isEmpty() && QString::number(r.level) != f.level) return false;
+    if (!f.problem.isEmpty() && r.problem != f.problem) return false;
+    if (!f.status.isEmpty() && r.status != f.status) return false;
+    if (!f.flag.isEmpty()) {
+        if (f.flag == QLatin1String("flagged")) {
+            if (r.flagCount == 0) return false;
+        } else if (f.flag == QLatin1String("unflagged")) {
+            if (r.flagCount != 0) return false;
+        } else if (!r.flags.split(QLatin1String(", ")).contains(f.flag)) {
+            return false;
+        }
+    }
+    // Every word must occur somewhere in the row.
+    for (const auto& w : words)
+        if (!r.haystack.contains(w)) return false;
+    return true;
 }
 
 void RecordFilterProxy::setFilter(const RecordFilter& filter)
 {
     if (filter == m_filter) return;
     m_filter = filter;
-    m_searchLower = filter.search.trimmed().toLower();
-    invalidateFilter();
+    m_words = filter.search.trimmed().toLower().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    refilter();
 }
 
 void RecordFilterProxy::setSearchText(const QString& text)
@@ -33,7 +58,7 @@ void RecordFilterProxy::setPickedRecords(const QSet<int>& records)
 {
     m_picked = records;
     m_pickActive = true;
-    invalidateFilter();
+    refilter();
 }
 
 void RecordFilterProxy::clearPickedRecords()
@@ -41,58 +66,66 @@ void RecordFilterProxy::clearPickedRecords()
     if (!m_pickActive) return;
     m_picked.clear();
     m_pickActive = false;
-    invalidateFilter();
+    refilter();
 }
 
-bool RecordFilterProxy::acceptsRecord(int sourceRow) const
+void RecordFilterProxy::refilter()
 {
-    const RecordTableModel* t = table();
-    if (!t) return true;
-    if (m_pickActive && !m_picked.contains(sourceRow)) return false;
-    const RecordRow& r = t->row(sourceRow);
-    if (!m_filter.model.isEmpty() && r.model != m_filter.model) return false;
-    if (!m_filter.level.isEmpty() && QString::number(r.level) != m_filter.level) return false;
-    if (!m_filter.problem.isEmpty() && r.problem != m_filter.problem) return false;
-    if (!m_filter.status.isEmpty() && r.status != m_filter.status) return false;
-    if (!m_filter.flag.isEmpty()) {
-        if (m_filter.flag == QLatin1String("flagged")) {
-            if (r.flagCount == 0) return false;
-        } else if (m_filter.flag == QLatin1String("unflagged")) {
-            if (r.flagCount != 0) return false;
-        } else if (!r.flags.split(QLatin1String(", ")).contains(m_filter.flag)) {
-            return false;
+    RecordTableModel* t = table();
+    const quint64 generation = ++m_generation;
+    if (!t || t->rowCount() < RecordTableModel::kAsyncRows) {
+        m_accepted.clear();
+        m_acceptedFor = nullptr;
+        m_filtering = false;
+        // One layout change instead of a removal signal per filtered-out row.
+        invalidate();
+        Q_EMIT filterApplied();
+        return;
+    }
+    m_filtering = true;
+    ProjectDataPtr data = t->projectData();
+    const RecordFilter filter = m_filter;
+    const QStringList words = m_words;
+    const std::optional<QSet<int>> picked = m_pickActive ? std::optional(m_picked) : std::nullopt;
+    QtConcurrent::run([data, filter, words, picked] {
+        const auto& rows = *data->rows;
+        std::vector<std::uint8_t> accepted(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            accepted[i] = accepts(rows[i], static_cast<int>(i), filter, words, picked ? &*picked : nullptr) ? 1 : 0;
+        return accepted;
+    }).then(this, [this, generation, data](std::vector<std::uint8_t> accepted) {
+        if (generation != m_generation) return; // a newer filter is on its way
+        m_filtering = false;
+        RecordTableModel* current = table();
+        if (!current || current->projectData() != data) {
+            refilter();
+            return;
         }
-    }
-    if (!m_searchLower.isEmpty()) {
-        // Every word must occur somewhere in the row.
-        for (const auto& word : QStringView(m_searchLower).split(QLatin1Char(' '), Qt::SkipEmptyParts))
-            if (!r.haystack.contains(word)) return false;
-    }
-    return true;
+        m_accepted = std::move(accepted);
+        m_acceptedFor = data.get();
+        invalidate();
+        Q_EMIT filterApplied();
+    });
 }
 
 bool RecordFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
 {
-    return !sourceParent.isValid() && acceptsRecord(sourceRow);
+    if (sourceParent.isValid()) return false;
+    const RecordTableModel* t = table();
+    if (!t) return true;
+    const int rec = t->recordIndex(sourceRow);
+    if (m_acceptedFor == t->projectData().get() && static_cast<std::size_t>(rec) < m_accepted.size())
+        return m_accepted[static_cast<std::size_t>(rec)] != 0;
+    return accepts(t->row(sourceRow), rec, m_filter, m_words, m_pickActive ? &m_picked : nullptr);
 }
 
-bool RecordFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const
+void RecordFilterProxy::sort(int column, Qt::SortOrder order)
 {
-    const RecordTableModel* t = table();
-    if (!t) return QSortFilterProxyModel::lessThan(left, right);
-    const QVariant a = RecordTableModel::rawValue(t->row(left.row()), left.column());
-    const QVariant b = RecordTableModel::rawValue(t->row(right.row()), right.column());
-    if (a.typeId() == QMetaType::Double) {
-        const double x = a.toDouble();
-        const double y = b.toDouble();
-        // Missing values sort after every number in ascending order.
-        if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
-        if (x != y) return x < y;
-        return left.row() < right.row();
+    if (RecordTableModel* t = table()) {
+        t->sortRows(column, order);
+        return;
     }
-    const int c = QString::compare(a.toString(), b.toString(), Qt::CaseInsensitive);
-    if (c != 0) return c < 0;
-    return left.row() < right.row();
+    QSortFilterProxyModel::sort(column, order);
 }
 
 } // namespace kwb::ui

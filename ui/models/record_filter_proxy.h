@@ -1,11 +1,16 @@
 #pragma once
-// Sorting and filtering of the record table on raw values: model, level,
+// Filtering and sorting of the record table on raw values: model, level,
 // problem, status, flags, free-text search, and an explicit set of records
-// (what a click in a chart picked).
+// (what a click in a chart picked). Large tables evaluate the filter on the
+// thread pool and apply it in one step (filterApplied), and sort through the
+// source model's off-thread sort, so the GUI thread never walks 100k rows
+// with string matching or comparisons.
 #include <QSet>
 #include <QSortFilterProxyModel>
 
-#include "project/project.h"
+#include <vector>
+
+#include "project/project_data.h"
 
 namespace kwb::ui {
 
@@ -19,24 +24,39 @@ public:
     void setFilter(const RecordFilter& filter);
     const RecordFilter& filter() const { return m_filter; }
     void setSearchText(const QString& text);
-    // Only these source rows (record indexes); an empty optional shows all.
+    // Only these records (indexes into the record set).
     void setPickedRecords(const QSet<int>& records);
     void clearPickedRecords();
     bool hasPickedRecords() const { return m_pickActive; }
+    // A filter is being evaluated off the GUI thread.
+    bool isFiltering() const { return m_filtering; }
 
-    // Whether a record passes the filter (independent of the view).
-    bool acceptsRecord(int sourceRow) const;
+    // Sorting goes to the source model (RecordTableModel::sortRows).
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+
+    // Whether a record passes a filter; pure, any thread.
+    static bool accepts(const RecordRow& row, int recordIndex, const RecordFilter& filter, const QStringList& words,
+        const QSet<int>* picked);
+
+Q_SIGNALS:
+    void filterApplied();
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
-    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
 private:
-    const RecordTableModel* table() const;
+    void refilter();
+    RecordTableModel* table() const;
+
     RecordFilter m_filter;
-    QString m_searchLower;
+    QStringList m_words; // lower-case search words
     QSet<int> m_picked;
     bool m_pickActive = false;
+    bool m_filtering = false;
+    quint64 m_generation = 0;
+    // Precomputed verdict per record, valid for m_acceptedFor only.
+    std::vector<std::uint8_t> m_accepted;
+    const ProjectData* m_acceptedFor = nullptr;
 };
 
 } // namespace kwb::ui

@@ -2,6 +2,10 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <numeric>
 
 namespace kwb::ui {
 
@@ -10,11 +14,85 @@ RecordTableModel::RecordTableModel(QObject* parent)
 {
 }
 
-void RecordTableModel::setData(ProjectDataPtr data)
+void RecordTableModel::setData(ProjectDataPtr next)
 {
     beginResetModel();
-    m_data = data ? std::move(data) : std::make_shared<ProjectData>();
+    m_data = next ? std::move(next) : std::make_shared<ProjectData>();
+    m_order.clear();
+    m_position.clear();
+    ++m_sortGeneration; // a sort in flight belongs to the old data
+    m_sorting = false;
     endResetModel();
+}
+
+std::vector<int> RecordTableModel::sortedOrder(const std::vector<RecordRow>& rows, int column, Qt::SortOrder order)
+{
+    std::vector<int> idx(rows.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    const bool ascending = order == Qt::AscendingOrder;
+    const QVariant probe = rows.empty() ? QVariant() : rawValue(rows.front(), column);
+    if (probe.typeId() == QMetaType::Double) {
+        std::vector<double> key(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) key[i] = rawValue(rows[i], column).toDouble();
+        std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) {
+            const double x = key[static_cast<std::size_t>(a)];
+            const double y = key[static_cast<std::size_t>(b)];
+            if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
+            return ascending ? x < y : y < x;
+        });
+    } else {
+        auto text = [&rows, column](int i) -> const QString& {
+            const RecordRow& r = rows[static_cast<std::size_t>(i)];
+            switch (column) {
+            case Model: return r.model;
+            case Problem: return r.problem;
+            case Status: return r.status;
+            case Run: return r.run;
+            default: return r.id;
+            }
+        };
+        std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) {
+            const int c = QString::compare(text(a), text(b), Qt::CaseInsensitive);
+            return ascending ? c < 0 : c > 0;
+        });
+    }
+    return idx;
+}
+
+void RecordTableModel::sortRows(int column, Qt::SortOrder order)
+{
+    if (column < 0 || column >= ColumnCount) return;
+    const quint64 generation = ++m_sortGeneration;
+    auto rows = m_data->rows;
+    if (static_cast<int>(rows->size()) < kAsyncRows) {
+        applyOrder(sortedOrder(*rows, column, order));
+        Q_EMIT sortFinished();
+        return;
+    }
+    m_sorting = true;
+    QtConcurrent::run([rows, column, order] { return sortedOrder(*rows, column, order); })
+        .then(this, [this, generation](std::vector<int> sorted) {
+            if (generation != m_sortGeneration) return; // superseded, or the data changed
+            m_sorting = false;
+            applyOrder(std::move(sorted));
+            Q_EMIT sortFinished();
+        });
+}
+
+void RecordTableModel::applyOrder(std::vector<int> order)
+{
+    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    std::vector<int> position(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) position[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+    const QModelIndexList from = persistentIndexList();
+    QModelIndexList to;
+    to.reserve(from.size());
+    for (const QModelIndex& i : from)
+        to.append(index(position[static_cast<std::size_t>(recordIndex(i.row()))], i.column()));
+    m_order = std::move(order);
+    m_position = std::move(position);
+    changePersistentIndexList(from, to);
+    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
 int RecordTableModel::rowCount(const QModelIndex& parent) const
@@ -80,7 +158,7 @@ QVariant RecordTableModel::data(const QModelIndex& index, int role) const
         if (index.column() == Flags && r.severity >= 3) return QBrush(QColor(0xD5, 0x5E, 0x00));
         return {};
     case RawValueRole: return rawValue(r, index.column());
-    case RecordIndexRole: return index.row();
+    case RecordIndexRole: return recordIndex(index.row());
     case SeverityRole: return r.severity;
     default: return {};
     }

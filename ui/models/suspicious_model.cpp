@@ -43,25 +43,16 @@ std::vector<int> SuspiciousModel::rank(const ProjectData& data)
     return order;
 }
 
-void SuspiciousModel::setData(ProjectDataPtr data)
+void SuspiciousModel::setData(ProjectDataPtr next)
 {
     beginResetModel();
-    m_data = data ? std::move(data) : std::make_shared<ProjectData>();
-    m_order = rank(*m_data);
-    m_reasons.clear();
-    m_reasons.reserve(m_order.size());
-    for (int i : m_order) {
-        QStringList parts;
-        for (const auto& f : m_data->records->records[static_cast<std::size_t>(i)].verification.flags)
-            parts << QString::fromStdString(f.code) + QLatin1String(": ") + QString::fromStdString(f.reason);
-        m_reasons.push_back(parts.join(QLatin1String("; ")));
-    }
+    m_data = next ? std::move(next) : std::make_shared<ProjectData>();
     endResetModel();
 }
 
 int SuspiciousModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : static_cast<int>(m_order.size());
+    return parent.isValid() ? 0 : static_cast<int>(m_data->suspicious.size());
 }
 
 int SuspiciousModel::columnCount(const QModelIndex& parent) const
@@ -71,7 +62,7 @@ int SuspiciousModel::columnCount(const QModelIndex& parent) const
 
 QVariant SuspiciousModel::rawValue(int row, int column) const
 {
-    const RecordRow& r = (*m_data->rows)[static_cast<std::size_t>(m_order[static_cast<std::size_t>(row)])];
+    const RecordRow& r = (*m_data->rows)[static_cast<std::size_t>(recordIndex(row))];
     switch (column) {
     case Rank: return static_cast<double>(row + 1);
     case Record: return r.id;
@@ -79,7 +70,7 @@ QVariant SuspiciousModel::rawValue(int row, int column) const
     case Problem: return r.problem;
     case Speedup: return r.speedup;
     case Severity: return static_cast<double>(r.severity);
-    case Reasons: return m_reasons[static_cast<std::size_t>(row)];
+    case Reasons: return reasons(row);
     default: return {};
     }
 }
@@ -87,7 +78,7 @@ QVariant SuspiciousModel::rawValue(int row, int column) const
 QVariant SuspiciousModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
-    const RecordRow& r = (*m_data->rows)[static_cast<std::size_t>(m_order[static_cast<std::size_t>(index.row())])];
+    const RecordRow& r = (*m_data->rows)[static_cast<std::size_t>(recordIndex(index.row()))];
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -97,7 +88,7 @@ QVariant SuspiciousModel::data(const QModelIndex& index, int role) const
         default: return rawValue(index.row(), index.column());
         }
     case Qt::ToolTipRole:
-        if (index.column() == Reasons) return m_reasons[static_cast<std::size_t>(index.row())];
+        if (index.column() == Reasons) return reasons(index.row());
         return {};
     case Qt::ForegroundRole:
         if (index.column() == Severity && r.severity >= 3) return QBrush(QColor(0xD5, 0x5E, 0x00));

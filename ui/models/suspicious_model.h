@@ -14,9 +14,9 @@ public:
     enum Role { RawValueRole = Qt::UserRole + 1, RecordIndexRole };
 
     explicit SuspiciousModel(QObject* parent = nullptr);
-    void setData(ProjectDataPtr data);
+    void setData(ProjectDataPtr next);
 
-    int recordIndex(int row) const { return m_order[static_cast<std::size_t>(row)]; }
+    int recordIndex(int row) const { return m_data->suspicious[static_cast<std::size_t>(row)]; }
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
@@ -27,9 +27,8 @@ public:
 
 private:
     QVariant rawValue(int row, int column) const;
-    ProjectDataPtr m_data;
-    std::vector<int> m_order;
-    std::vector<QString> m_reasons; // per ranked row, built once
+    const QString& reasons(int row) const { return m_data->suspiciousReasons[static_cast<std::size_t>(row)]; }
+    ProjectDataPtr m_data; // ranking and reasons come with the data (indexRecords)
 };
 
 } // namespace kwb::ui

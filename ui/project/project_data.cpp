@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/statistics.h"
+#include "models/suspicious_model.h"
 
 namespace kwb::ui {
 
@@ -84,15 +85,37 @@ std::size_t ProjectData::flaggedCount() const
     return n;
 }
 
+void indexRecords(ProjectData& data)
+{
+    const RecordSet& set = *data.records;
+    auto rows = std::make_shared<std::vector<RecordRow>>(buildRecordRows(set));
+    data.facets = computeFacets(*rows);
+    data.rows = std::move(rows);
+    data.suspicious = SuspiciousModel::rank(data);
+    data.suspiciousReasons.clear();
+    data.suspiciousReasons.reserve(data.suspicious.size());
+    for (int i : data.suspicious) {
+        QStringList parts;
+        for (const auto& f : set.records[static_cast<std::size_t>(i)].verification.flags)
+            parts << QString::fromStdString(f.code) + QLatin1String(": ") + QString::fromStdString(f.reason);
+        data.suspiciousReasons.push_back(parts.join(QLatin1String("; ")));
+    }
+    std::vector<std::pair<double, int>> withGrid;
+    for (std::size_t i = 0; i < data.rows->size(); ++i) {
+        if (!(*data.rows)[i].hasGrid) continue;
+        withGrid.emplace_back(set.records[i].verification.coverage->writtenFraction.value_or(1.0), static_cast<int>(i));
+    }
+    std::stable_sort(withGrid.begin(), withGrid.end());
+    data.gridRecords.clear();
+    for (const auto& [f, i] : withGrid) data.gridRecords.push_back(i);
+}
+
 ProjectDataPtr makeProjectData(RecordSet records, Project project)
 {
     auto data = std::make_shared<ProjectData>();
     data->project = std::move(project);
-    auto set = std::make_shared<RecordSet>(std::move(records));
-    auto rows = std::make_shared<std::vector<RecordRow>>(buildRecordRows(*set));
-    data->facets = computeFacets(*rows);
-    data->rows = std::move(rows);
-    data->records = std::move(set);
+    data->records = std::make_shared<RecordSet>(std::move(records));
+    indexRecords(*data);
     return data;
 }
 

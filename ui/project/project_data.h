@@ -89,6 +89,12 @@ struct ProjectData {
     RecordSetPtr records = std::make_shared<RecordSet>();
     std::shared_ptr<const std::vector<RecordRow>> rows = std::make_shared<std::vector<RecordRow>>();
     RecordFacets facets;
+    // Flagged records ranked for review (SuspiciousModel::rank) with their
+    // "code: reason; ..." text, and the records with coverage grids, lowest
+    // written fraction first: computed at load, not on the GUI thread.
+    std::vector<int> suspicious;
+    std::vector<QString> suspiciousReasons;
+    std::vector<int> gridRecords;
     std::vector<WorkloadSummary> workloads;
     QStringList problemSpecs;   // problem spec files found in the project's problem folders
     QStringList candidateSpecs; // candidate spec files found there
@@ -100,6 +106,9 @@ struct ProjectData {
 };
 
 using ProjectDataPtr = std::shared_ptr<const ProjectData>;
+
+// Fills rows, facets, suspicious and gridRecords from data.records.
+void indexRecords(ProjectData& data);
 
 // For tests and benchmarks: data over records already in memory.
 ProjectDataPtr makeProjectData(RecordSet records, Project project = {});

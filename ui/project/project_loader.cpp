@@ -137,10 +137,8 @@ ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx)
             return data;
         }
         ctx.report("Indexing records", 0, static_cast<std::int64_t>(set.records.size()));
-        auto rows = std::make_shared<std::vector<RecordRow>>(buildRecordRows(set));
-        data->facets = computeFacets(*rows);
-        data->rows = std::move(rows);
         data->records = std::make_shared<RecordSet>(std::move(set));
+        indexRecords(*data);
     }
 
     const auto tracePaths = existing(project, project.traces, "traces", data->messages);

@@ -13,7 +13,7 @@ namespace kwb::ui {
 
 namespace {
 
-constexpr int kMaxListed = 2000; // lowest coverage first; the rest are reachable from the records view
+constexpr int kMaxListed = 500; // lowest coverage first; the rest are reachable from the records view
 constexpr int kLiveRole = Qt::UserRole + 1;
 constexpr int kRecordRole = Qt::UserRole + 2;
 
@@ -44,6 +44,7 @@ CoverageView::CoverageView(QWidget* parent)
       m_hover(new QLabel)
 {
     setWindowTitle(tr("Coverage"));
+    m_list->setUniformItemSizes(true);
     m_info->setWordWrap(true);
     m_hover->setText(tr("Wheel: zoom · drag: pan · double-click: whole grid"));
     auto* zoomIn = new QPushButton(tr("Zoom in"));
@@ -106,19 +107,14 @@ void CoverageView::setProjectData(ProjectDataPtr next)
         item->setData(kRecordRole, -1);
         m_list->addItem(item);
     }
-    std::vector<std::pair<double, int>> withGrid;
     const auto& rows = *m_data->rows;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (!rows[i].hasGrid) continue;
-        const auto& c = m_data->records->records[i].verification.coverage;
-        withGrid.emplace_back(c->writtenFraction.value_or(1.0), static_cast<int>(i));
-    }
-    std::stable_sort(withGrid.begin(), withGrid.end());
+    const auto& withGrid = m_data->gridRecords; // lowest coverage first
     const int listed = static_cast<int>(std::min<std::size_t>(withGrid.size(), kMaxListed));
     for (int k = 0; k < listed; ++k) {
-        const int i = withGrid[static_cast<std::size_t>(k)].second;
+        const int i = withGrid[static_cast<std::size_t>(k)];
         const RecordRow& r = rows[static_cast<std::size_t>(i)];
-        const double f = withGrid[static_cast<std::size_t>(k)].first;
+        const double f =
+            m_data->records->records[static_cast<std::size_t>(i)].verification.coverage->writtenFraction.value_or(1.0);
         auto* item = new QListWidgetItem(tr("%1 · %2 · %3% written").arg(r.id, r.problem).arg(100.0 * f, 0, 'f', 1));
         item->setData(kLiveRole, -1);
         item->setData(kRecordRole, i);

@@ -205,6 +205,7 @@ RecordsView::RecordsView(QWidget* parent)
     connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, &RecordsView::updateCount);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &RecordsView::updateCount);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &RecordsView::updateCount);
+    connect(m_proxy, &RecordFilterProxy::filterApplied, this, &RecordsView::updateCount);
     fillCombo(m_modelBox, tr("All models"), {});
     fillCombo(m_levelBox, tr("All levels"), {});
     fillCombo(m_problemBox, tr("All problems"), {});
@@ -229,7 +230,10 @@ void RecordsView::setProjectData(ProjectDataPtr next)
     m_data = next ? std::move(next) : std::make_shared<ProjectData>();
     const RecordFilter keep = filter();
     m_updating = true;
+    // Drop the filter before the reset so the proxy does not re-evaluate it
+    // row by row on this thread; setFilter(keep) applies it again below.
     m_proxy->clearPickedRecords();
+    m_proxy->setFilter({});
     m_pickNote->hide();
     m_showAll->hide();
     m_model->setData(m_data);
@@ -315,12 +319,12 @@ void RecordsView::clearPicked()
 void RecordsView::selectRecord(int recordIndex)
 {
     if (recordIndex < 0 || recordIndex >= m_model->rowCount()) return;
-    QModelIndex proxyIndex = m_proxy->mapFromSource(m_model->index(recordIndex, 0));
+    QModelIndex proxyIndex = m_proxy->mapFromSource(m_model->index(m_model->displayRow(recordIndex), 0));
     if (!proxyIndex.isValid()) {
         // Hidden by the filters: show it anyway rather than do nothing.
         clearPicked();
         setFilter({});
-        proxyIndex = m_proxy->mapFromSource(m_model->index(recordIndex, 0));
+        proxyIndex = m_proxy->mapFromSource(m_model->index(m_model->displayRow(recordIndex), 0));
     }
     m_table->setCurrentIndex(proxyIndex);
     m_table->scrollTo(proxyIndex, QAbstractItemView::PositionAtCenter);
@@ -335,6 +339,10 @@ int RecordsView::currentRecord() const
 
 void RecordsView::updateCount()
 {
+    if (m_proxy->isFiltering()) {
+        m_count->setText(tr("filtering %1 records…").arg(m_model->rowCount()));
+        return;
+    }
     m_count->setText(tr("%1 of %2 records").arg(m_proxy->rowCount()).arg(m_model->rowCount()));
 }
 
@@ -348,8 +356,9 @@ void RecordsView::showDetail(int rec)
         m_source->clear();
         return;
     }
-    m_detail->setHtml(recordHtml(m_model->record(rec), m_model->row(rec)));
-    m_source->setPlainText(sourceText(m_model->record(rec)));
+    const EvalRecord& r = m_data->records->records[static_cast<std::size_t>(rec)];
+    m_detail->setHtml(recordHtml(r, (*m_data->rows)[static_cast<std::size_t>(rec)]));
+    m_source->setPlainText(sourceText(r));
 }
 
 QString RecordsView::detailHtml() const
