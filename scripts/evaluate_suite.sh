@@ -14,7 +14,9 @@
 #
 # Usage: scripts/evaluate_suite.sh [--build-dir DIR] [--out DIR] [--trials N]
 #        [--warmup N] [--correctness-trials N] [--only PROBLEM_ID]... [--reduced]
-#        [--no-zero-check]
+#        [--no-zero-check] [--summary-only]
+# --summary-only rebuilds summary_<gpu>.md from the records already in --out
+# (after merging a partial re-run, say) without touching the GPU.
 # --reduced re-runs the eight problems with the largest outputs (1.1-1.9e9
 # elements) at a smaller batch (REDUCED below; every other size as in
 # KernelBench): the executor's host-side checks copy and compare whole outputs,
@@ -33,6 +35,7 @@ WARMUP=3
 CTRIALS=2
 ZERO_CHECK=1
 REDUCE=0
+SUMMARY_ONLY=0
 ONLY=()
 # Batch sizes for --reduced. Softmax and L2Norm keep their row length (their
 # zero acceptance depends on it alone); Frobenius keeps n >= 3e8 so that its
@@ -52,7 +55,8 @@ while [[ $# -gt 0 ]]; do
         --only) ONLY+=("$2"); shift 2 ;;
         --no-zero-check) ZERO_CHECK=0; shift ;;
         --reduced) REDUCE=1; shift ;;
-        -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+        --summary-only) SUMMARY_ONLY=1; shift ;;
+        -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
         *) echo "evaluate_suite.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -61,7 +65,7 @@ BUILD="$(mkdir -p "$BUILD" && cd "$BUILD" && pwd)"
 OUTDIR="$(mkdir -p "$OUTDIR" && cd "$OUTDIR" && pwd)"
 KWB="$BUILD/app/kwb/kwb"
 RUNNER="$BUILD/app/runner/kwb-runner"
-if [[ ! -x "$KWB" || ! -x "$RUNNER" ]]; then
+if [[ $SUMMARY_ONLY == 0 && ( ! -x "$KWB" || ! -x "$RUNNER" ) ]]; then
     echo "== building kwb and kwb-runner in $BUILD"
     cmake -S "$ROOT" -B "$BUILD" -G "$(command -v ninja >/dev/null && echo Ninja || echo 'Unix Makefiles')" \
         -DKWB_BUILD_UI=OFF -DCMAKE_BUILD_TYPE=Release -DKWB_WERROR=OFF >/dev/null
@@ -70,11 +74,21 @@ fi
 export KWB_RUNNER="$RUNNER"
 
 GPU_TAG="$( (nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || true) | head -1 | tr 'A-Z' 'a-z' | sed 's/nvidia //; s/[^a-z0-9]\+/_/g; s/_$//')"
-GPU_TAG="${GPU_TAG:-gpu}"
+GPU_TAG="${GPU_TAG:-${KWB_GPU_TAG:-gpu}}"
+# The kernel driver's version as nvidia-smi reports it (the re-run result has
+# the CUDA driver API version, e.g. 13000); goes into the records' provenance.
+export KWB_DRIVER_STRING="${KWB_DRIVER_STRING:-$( (nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null || true) | head -1)}"
 mkdir -p "$OUTDIR"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 RECORDS="$OUTDIR/suite_${GPU_TAG}.jsonl"
+
+RAW="$OUTDIR/verify_${GPU_TAG}.raw.jsonl"
+VERIFY_RC=0
+if [[ $SUMMARY_ONLY == 1 ]]; then
+    cp "$RECORDS" "$WORK/records.jsonl"
+    RAW="$WORK/records.jsonl"
+else
 
 # Seed records: one per candidate, naming its spec files (kwb verify reads
 # candidate_spec / problem_spec). Problems in file order, candidates by id.
@@ -132,10 +146,8 @@ fi
 # each appends one verified record per line to the same file, kept in the
 # output folder until the end so that an interrupted run leaves what it did
 # (run the script again to resume: records already there are skipped).
-RAW="$OUTDIR/verify_${GPU_TAG}.raw.jsonl"
 touch "$RAW"
 cd "$ROOT"
-VERIFY_RC=0
 for seeds in "$WORK"/seeds/*.jsonl; do
     pid="$(basename "$seeds" .jsonl)"
     sizes=()
@@ -149,6 +161,7 @@ for seeds in "$WORK"/seeds/*.jsonl; do
     [[ $rc == 0 ]] || VERIFY_RC=$rc
 done
 echo "== kwb verify exit status $VERIFY_RC"
+fi
 
 # Fill the record's summary fields from the re-run result that kwb verify
 # stored under verification.extra.rerun, write the records, the summary table
@@ -176,7 +189,11 @@ records, rows = [], []
 for line in open(src):
     rec = json.loads(line)
     rr = rec.get("verification", {}).get("rerun")
-    expect = rec.pop("expect", {"honest": False, "flags": []})
+    if "expect" in rec:
+        expect = rec.pop("expect")
+    else:  # a record this script wrote before (--summary-only)
+        e = rec.get("expectation", {})
+        expect = {"honest": e.get("honest", False), "flags": e.get("expect_flags", [])}
     flags = [f["code"] for f in rec.get("verification", {}).get("flags", [])]
     if rr:
         status = rr["status"]
@@ -193,7 +210,7 @@ for line in open(src):
         dev = rr.get("device", {})
         tol = rr.get("tolerance", {})
         # Device details beyond the GPU name go into the provenance as extra members.
-        extra = {"driver_version": dev.get("driver_version"), "runtime_version": dev.get("runtime_version"),
+        extra = {"driver": os.environ.get("KWB_DRIVER_STRING") or None, "driver_version": dev.get("driver_version"), "runtime_version": dev.get("runtime_version"),
                  "compute_capability": "%s.%s" % (dev.get("compute_major"), dev.get("compute_minor")),
                  "gpu_uuid": dev.get("uuid"), "sizes": rr.get("sizes")}
         base = {"gpu": dev.get("name", ""), "timer": "cuda_event", "l2_flush": True,
@@ -232,8 +249,9 @@ by_problem = {}
 for rec, rr, flags, expect, met in rows:
     by_problem.setdefault(rec["problem"]["name"], []).append((rec, rr, flags, expect, met))
 device = next((rr["device"]["name"] for _, rr, *_ in rows if rr), "?")
-driver = next((rr["device"].get("driver_version") for _, rr, *_ in rows if rr), "?")
-out = ["Suite on %s (driver %s)." % (device, driver), "",
+driver = os.environ.get("KWB_DRIVER_STRING") or "?"
+api = next((rr["device"].get("driver_version") for _, rr, *_ in rows if rr), "?")
+out = ["Suite on %s (driver %s, CUDA driver API %s)." % (device, driver, api), "",
        "| problem | reference ms | best honest candidate | ms | speedup | roofline fraction | flags raised |",
        "|---|---:|---|---:|---:|---:|---|"]
 for pid in sorted(by_problem, key=lambda p: (problems.get(p, {}).get("suite") != "KernelBench", p)):

@@ -265,15 +265,18 @@ __global__ void embeddingBagKernel(const float* __restrict__ table, std::int64_t
 
 // ---------------------------------------------------------------------------
 // DLRM pairwise dot interaction: one block per sample, the sample's F x D
-// features staged in shared memory, one thread per (i, j) pair.
+// features staged in shared memory, one thread per (i, j) pair. Rows are
+// padded to D + 1 floats: with D a multiple of 32 the threads of a warp,
+// reading element k of different rows, would otherwise all hit one bank.
 
 __global__ void dotInteractionKernel(const float* __restrict__ x, float* __restrict__ out, std::int64_t f,
     std::int64_t d)
 {
     extern __shared__ float feat[];
     const std::int64_t b = blockIdx.x;
+    const std::int64_t stride = d + 1;
     const float* xb = x + b * f * d;
-    for (std::int64_t i = threadIdx.x; i < f * d; i += blockDim.x) feat[i] = xb[i];
+    for (std::int64_t i = threadIdx.x; i < f * d; i += blockDim.x) feat[(i / d) * stride + i % d] = xb[i];
     __syncthreads();
     const std::int64_t pairs = f * (f - 1) / 2;
     float* ob = out + b * pairs;
@@ -283,7 +286,7 @@ __global__ void dotInteractionKernel(const float* __restrict__ x, float* __restr
         while ((i + 1) * i / 2 <= p) ++i;
         const std::int64_t j = p - i * (i - 1) / 2;
         double acc = 0;
-        for (std::int64_t k = 0; k < d; ++k) acc += static_cast<double>(feat[i * d + k]) * feat[j * d + k];
+        for (std::int64_t k = 0; k < d; ++k) acc += static_cast<double>(feat[i * stride + k]) * feat[j * stride + k];
         ob[p] = static_cast<float>(acc);
     }
 }
@@ -429,8 +432,8 @@ Status runSuiteReference(const std::string& name, const std::map<std::string, do
         const std::int64_t f = in[0].shape[1];
         const std::int64_t d = in[0].shape[2];
         KWB_RETURN_IF_ERROR(expectCount(name, "output", product(out[0].shape), b * (f * (f - 1) / 2)));
-        const std::int64_t shared = f * d * static_cast<std::int64_t>(sizeof(float));
-        if (shared > 48 * 1024) return Status(ErrorCode::Unsupported, "reference " + name + ": F * D above 12288");
+        const std::int64_t shared = f * (d + 1) * static_cast<std::int64_t>(sizeof(float));
+        if (shared > 48 * 1024) return Status(ErrorCode::Unsupported, "reference " + name + ": F * (D + 1) above 12288");
         if (b > 0x7fffffff) return Status(ErrorCode::Unsupported, "reference " + name + ": batch too large");
         if (b > 0 && f > 1)
             dotInteractionKernel<<<static_cast<unsigned>(b), 128, static_cast<std::size_t>(shared), stream>>>(
