@@ -123,13 +123,17 @@ WorkloadBreakdown breakdown(const Trace& trace, const RuleTable& rules, const Br
     auto operatorName = [&](const GpuActivity& a) -> std::int64_t {
         if (a.op < 0) return -1;
         std::int32_t i = a.op;
-        if (!options.topLevelOperators) return ops[static_cast<std::size_t>(i)].name;
+        if (!options.topLevelOperators) {
+            const StringId name = ops[static_cast<std::size_t>(i)].name;
+            return name == StringInterner::kEmpty ? -1 : static_cast<std::int64_t>(name);
+        }
         std::int32_t best = i;
         while (i >= 0) {
             if (!ops[static_cast<std::size_t>(i)].annotation) best = i;
             i = ops[static_cast<std::size_t>(i)].parent;
         }
-        return ops[static_cast<std::size_t>(best)].name;
+        const StringId name = ops[static_cast<std::size_t>(best)].name;
+        return name == StringInterner::kEmpty ? -1 : static_cast<std::int64_t>(name);
     };
 
     std::int64_t totalNs = 0;
