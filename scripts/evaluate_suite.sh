@@ -10,7 +10,8 @@
 #   summary_<gpu>.md       per-problem table (reference, best honest candidate,
 #                          speedup, roofline fraction, flags) and the
 #                          expectation check of every candidate
-#   zero_acceptance_<gpu>.{md,json}  scripts/zero_acceptance.py (needs PyTorch)
+#   zero_acceptance_<gpu>.{md,csv}   scripts/zero_acceptance.py (needs PyTorch; no
+#                          JSON here: the folder is loaded as records)
 #
 # Usage: scripts/evaluate_suite.sh [--build-dir DIR] [--out DIR] [--trials N]
 #        [--warmup N] [--correctness-trials N] [--only PROBLEM_ID]... [--reduced]
@@ -138,7 +139,7 @@ echo "== $(cat "$WORK"/seeds/*.jsonl | wc -l) candidates of $(ls "$WORK/seeds" |
 # First the PyTorch zero-acceptance check at KernelBench's shapes (about half a minute).
 if [[ $ZERO_CHECK == 1 ]]; then
     echo "== zero acceptance with PyTorch"
-    PYTHONUNBUFFERED=1 python3 "$ROOT/scripts/zero_acceptance.py" --json "$OUTDIR/zero_acceptance_${GPU_TAG}.json" \
+    PYTHONUNBUFFERED=1 python3 "$ROOT/scripts/zero_acceptance.py" --csv "$OUTDIR/zero_acceptance_${GPU_TAG}.csv" \
         --markdown "$OUTDIR/zero_acceptance_${GPU_TAG}.md" || echo "zero_acceptance.py failed"
 fi
 

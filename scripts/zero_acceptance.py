@@ -15,10 +15,11 @@ when max|ref| lies within a factor 1 / (1 - rtol) above atol.
 KernelBench's 94_MSELoss now draws Pareto(0.01, 1.5) inputs, which the spec
 format cannot express (the suite uses uniform [0, 1)); it is checked both ways.
 
-Usage: scripts/zero_acceptance.py [--problems DIR] [--json OUT.json] [--markdown OUT.md] [--seed N]
+Usage: scripts/zero_acceptance.py [--problems DIR] [--json OUT.json] [--csv OUT.csv] [--markdown OUT.md] [--seed N]
 Needs PyTorch with CUDA; the largest problem needs about 20 GB of GPU memory.
 """
 import argparse
+import csv
 import json
 import math
 import os
@@ -146,6 +147,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--problems", default=os.path.join(here, "..", "datasets", "problems"))
     ap.add_argument("--json")
+    ap.add_argument("--csv", help="one row per problem (no JSON, so record loaders scanning a folder skip it)")
     ap.add_argument("--markdown")
     ap.add_argument("--seed", type=int, default=42)
     args = ap.parse_args()
@@ -203,6 +205,14 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"meta": meta, "rows": rows}, f, indent=1)
             f.write("\n")
+    if args.csv:
+        cols = ["problem", "suite", "max_abs_ref", "ref_rms", "zeros_pass_kernelbench_0.01", "zeros_pass_kernelbench_0.0001",
+                "zeros_pass_workbench_0.01", "zeros_pass_workbench_0.0001", "seconds"]
+        with open(args.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(cols)
+            for r in rows:
+                w.writerow([r.get(c, "") for c in cols])
     lines = ["Zero acceptance (would an all-zeros output pass torch.allclose?) on %s, PyTorch %s, CUDA %s, seed %d, %s."
              % (device, meta["torch"], meta["cuda"], args.seed, meta["date_utc"]), "",
              "| problem | max abs(ref) | zeros pass at 1e-2 | zeros pass at 1e-4 |", "|---|---:|:---:|:---:|"]
