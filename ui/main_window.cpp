@@ -248,6 +248,7 @@ void MainWindow::loadProject(const Project& project)
     updateTitle();
     statusBar()->showMessage(tr("Loading %1…").arg(project.name.isEmpty() ? tr("project") : project.name));
     QtConcurrent::run([project, state] {
+        lowerCurrentThreadPriority();
         TaskContext ctx;
         ctx.cancel = &state->cancel;
         ctx.progress = [state](const Progress& p) {

@@ -2,6 +2,8 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "project/project_loader.h"
+
 #include "models/record_table_model.h"
 
 namespace kwb::ui {
@@ -88,6 +90,7 @@ void RecordFilterProxy::refilter()
     const QStringList words = m_words;
     const std::optional<QSet<int>> picked = m_pickActive ? std::optional(m_picked) : std::nullopt;
     QtConcurrent::run([data, filter, words, picked] {
+        lowerCurrentThreadPriority();
         const auto& rows = *data->rows;
         std::vector<std::uint8_t> accepted(rows.size());
         for (std::size_t i = 0; i < rows.size(); ++i)

@@ -4,6 +4,8 @@
 #include <QColor>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "project/project_loader.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -70,7 +72,10 @@ void RecordTableModel::sortRows(int column, Qt::SortOrder order)
         return;
     }
     m_sorting = true;
-    QtConcurrent::run([rows, column, order] { return sortedOrder(*rows, column, order); })
+    QtConcurrent::run([rows, column, order] {
+        lowerCurrentThreadPriority();
+        return sortedOrder(*rows, column, order);
+    })
         .then(this, [this, generation](std::vector<int> sorted) {
             if (generation != m_sortGeneration) return; // superseded, or the data changed
             m_sorting = false;

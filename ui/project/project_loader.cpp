@@ -1,5 +1,11 @@
 #include "project/project_loader.h"
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
@@ -109,6 +115,18 @@ void loadTraces(const Project& project, const std::vector<std::string>& roots, c
 #endif
 
 } // namespace
+
+void lowerCurrentThreadPriority()
+{
+#ifdef __linux__
+    // Per-thread on Linux (the tid names one thread); failure only means normal priority.
+    static thread_local bool lowered = false;
+    if (!lowered) {
+        lowered = true;
+        (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+    }
+#endif
+}
 
 bool buildHasTraces()
 {

@@ -13,6 +13,10 @@ namespace kwb::ui {
 
 ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx = {});
 
+// Background work yields the CPU to the GUI thread: on Linux the calling
+// (pool) thread gets nice +10. Call at the start of thread-pool tasks only.
+void lowerCurrentThreadPriority();
+
 // Whether this build reads profiler traces (core/traces is part of it).
 bool buildHasTraces();
 

@@ -13,6 +13,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "project/project_loader.h"
+
 #include <cmath>
 
 #include "charts/workload_charts.h"
@@ -119,6 +121,7 @@ void DistributionsView::recompute()
     auto records = m_data->records;
     const QString field = m_groupField;
     QtConcurrent::run([records, field] {
+        lowerCurrentThreadPriority();
         auto d = std::make_shared<std::pair<DistributionData, LogHistogram>>();
         d->first = computeDistribution(*records, field);
         d->second = computeLogHistogram(d->first);
