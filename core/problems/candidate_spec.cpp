@@ -56,7 +56,9 @@ Status readArg(const SpecFieldReader& r, const nlohmann::json& a, const std::str
     }
     if (!a.is_object() || a.size() != 1)
         return r.error(path, "expected a tensor name or an object with one member: i32, i64 or f32");
-    const auto& [key, value] = *a.items().begin();
+    const auto member = a.begin(); // items() would hand out a proxy that dies with the statement
+    const std::string key = member.key();
+    const nlohmann::json& value = member.value();
     const std::string p = SpecFieldReader::member(path, key);
     if (key == "i32" || key == "i64") {
         arg.kind = key == "i32" ? LaunchArg::Kind::I32 : LaunchArg::Kind::I64;

@@ -135,17 +135,17 @@ Status ProcessClient::start()
     m_toChild = toChild[0];
     m_fromChild = fromChild[0];
     m_childErr = childErr[0];
+    // Our end only: drainStderr() must never wait for a child that is still running.
+    ::fcntl(m_childErr, F_SETFL, ::fcntl(m_childErr, F_GETFL) | O_NONBLOCK);
     m_readBuffer.clear();
     m_stderrTail.clear();
     if (m_starts++ > 0) ++m_restarts;
 
     // Handshake: the runner says whether it has a device.
     const std::string helloId = "hello-" + std::to_string(m_starts);
-    if (Status s = writeLine(encodeMessage(HelloRequest{helloId})); !s) {
-        stop(false);
-        return Status(ErrorCode::IoError, "kwb-runner did not accept the handshake: " + s.message());
-    }
-    ReadOutcome out = readUntilReply(helloId, m_options.startupTimeoutS, TaskContext{}, true);
+    // A write error means the child is already gone: reading on collects why.
+    const Status written = writeLine(encodeMessage(HelloRequest{helloId}));
+    ReadOutcome out = readUntilReply(helloId, written.isOk() ? m_options.startupTimeoutS : 2.0, TaskContext{}, true);
     if (out.kind == ReadOutcome::Kind::Reply) {
         if (const auto* caps = std::get_if<Capabilities>(&out.reply)) {
             m_capabilities = *caps;
@@ -157,8 +157,21 @@ Status ProcessClient::start()
             return Status(ErrorCode::Internal, "kwb-runner refused the handshake: " + err->message);
         }
     }
-    stop(false);
     std::string why = out.detail;
+    if (out.kind == ReadOutcome::Kind::Died) {
+        int status = 0;
+        const auto t0 = Clock::now();
+        while (secondsSince(t0) < 2.0) {
+            if (::waitpid(m_pid, &status, WNOHANG) == m_pid) {
+                why = describeWait(status);
+                m_pid = -1;
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+    }
+    drainStderr();
+    stop(false);
     const std::string tail = lastLines(m_stderrTail, 5);
     if (!tail.empty()) why += "; its stderr ends with: " + tail;
     return Status(out.kind == ReadOutcome::Kind::TimedOut ? ErrorCode::Timeout : ErrorCode::Internal,
@@ -219,18 +232,16 @@ void ProcessClient::drainStderr()
     while (true) {
         const ssize_t n = ::read(m_childErr, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            if (n == 0) {
-                ::close(m_childErr);
-                m_childErr = -1;
-            }
+        if (n < 0) return; // EAGAIN: nothing more for now
+        if (n == 0) {
+            ::close(m_childErr);
+            m_childErr = -1;
             return;
         }
         if (m_options.forwardStderr) std::fwrite(buf, 1, static_cast<std::size_t>(n), stderr);
         m_stderrTail.append(buf, static_cast<std::size_t>(n));
         if (m_stderrTail.size() > m_options.stderrTailBytes)
             m_stderrTail.erase(0, m_stderrTail.size() - m_options.stderrTailBytes);
-        if (n < static_cast<ssize_t>(sizeof buf)) return;
     }
 }
 
