@@ -1013,7 +1013,7 @@ Scan KinetoReader::deviceProperties(Cursor& c)
 {
     if (*c.p != '[') return skipValue(c);
     // Parse into a local list first: a retry after NeedMore must not add twice.
-    std::vector<DeviceInfo> devices;
+    std::vector<TraceDevice> devices;
     ++c.p;
     for (;;) {
         KWB_SCAN(skipWs(c));
@@ -1022,7 +1022,7 @@ Scan KinetoReader::deviceProperties(Cursor& c)
             break;
         }
         if (*c.p == '{') {
-            DeviceInfo d;
+            TraceDevice d;
             KWB_SCAN(forEachMember(c, [&](std::string_view key, Cursor& cc) -> Scan {
                 if (*cc.p == '"' && is(key, "name")) {
                     StrTok t;

@@ -301,7 +301,7 @@ Status NsysReader::readDevices()
     KWB_ASSIGN_OR_RETURN(Stmt st, prepare(sql));
     while (sqlite3_step(st.get()) == SQLITE_ROW) {
         sqlite3_stmt* s = st.get();
-        DeviceInfo d;
+        TraceDevice d;
         d.id = sqlite3_column_int(s, 0);
         d.name = std::string(stringOf(s, 1));
         d.computeMajor = sqlite3_column_int(s, 2);

@@ -75,7 +75,8 @@ struct StepRange {
     StringId name = StringInterner::kEmpty;
 };
 
-struct DeviceInfo {
+// A GPU as the trace describes it (Kineto deviceProperties, nsys TARGET_INFO_GPU).
+struct TraceDevice {
     std::int32_t id = 0;
     std::string name;
     std::int32_t computeMajor = 0;
@@ -112,7 +113,7 @@ public:
     const std::vector<GpuActivity>& activities() const { return m_activities; }
     const std::vector<CpuOp>& ops() const { return m_ops; }
     const std::vector<StepRange>& steps() const { return m_steps; }
-    const std::vector<DeviceInfo>& devices() const { return m_devices; }
+    const std::vector<TraceDevice>& devices() const { return m_devices; }
     const TraceLoadReport& report() const { return m_report; }
 
     std::string_view text(StringId id) const { return m_strings.view(id); }
@@ -140,7 +141,7 @@ private:
     std::vector<GpuActivity> m_activities;
     std::vector<CpuOp> m_ops;
     std::vector<StepRange> m_steps;
-    std::vector<DeviceInfo> m_devices;
+    std::vector<TraceDevice> m_devices;
     TraceLoadReport m_report;
     std::int64_t m_spanStartNs = 0;
     std::int64_t m_spanEndNs = 0;
@@ -162,7 +163,7 @@ public:
     void addActivity(const GpuActivity& a) { m_trace->m_activities.push_back(a); }
     void addOp(const CpuOp& op) { m_trace->m_ops.push_back(op); }
     void addStep(const StepRange& s) { m_trace->m_steps.push_back(s); }
-    void addDevice(DeviceInfo d) { m_trace->m_devices.push_back(std::move(d)); }
+    void addDevice(TraceDevice d) { m_trace->m_devices.push_back(std::move(d)); }
     // A CPU-side runtime call (cudaLaunchKernel, cuLaunchKernel, ...) with its correlation id.
     void addRuntimeLaunch(std::int64_t correlation, std::int64_t externalId, std::int32_t thread, std::int64_t tsNs);
     // An ac2g flow start ("ph":"s"): the CPU thread and time of the launch with this correlation id.
