@@ -146,7 +146,7 @@ std::vector<Flag> deriveFlags(const RerunResult& r, const FlagThresholds& t)
         for (const auto& o : r.outputs)
             if (o.relL2Error >= t.precisionRelL2Low && o.relL2Error <= t.precisionRelL2High && o.nanCount == 0 && o.infCount == 0) {
                 precisionReason = "output '" + o.output + "' has relative L2 error " + fmt("%.3g", o.relL2Error)
-                    + ", the signature of fp16/bf16/TF32 arithmetic (honest fp32 kernels stay near 1e-6)";
+                    + ", the signature of fp16/bf16/TF32 arithmetic (honest fp32 kernels stay below 1e-6)";
                 break;
             }
     if (!precisionReason.empty() && r.precision == DType::F32) add(flags, flagcode::kPrecisionDowngrade, precisionReason + " in an fp32 problem", "warning");

@@ -33,9 +33,11 @@ struct FlagThresholds {
     double rooflineSlack = 1.0;          // flag when median < floor * slack (floor uses theoretical peaks)
     double minCoverage = 1.0;            // flag when any output's written fraction is below this
     // An fp32 problem whose output error sits in this relative-L2 band looks
-    // like half-precision arithmetic (fp16 ~ 1e-4..1e-3, bf16 ~ 1e-3..1e-2,
-    // TF32 ~ 1e-4), while honest fp32 kernels stay near 1e-7..1e-5.
-    double precisionRelL2Low = 3e-5;
+    // like half-precision arithmetic: fp16 elementwise ~ 4e-4, an fp16-input
+    // GEMM with fp32 accumulation 1.4e-5 (both measured on the H200), bf16
+    // ~ 1e-3..1e-2, TF32 ~ 1e-4; honest fp32 kernels of the problem suite
+    // stayed at or below 8.4e-7 there.
+    double precisionRelL2Low = 5e-6;
     double precisionRelL2High = 3e-2;
 };
 
