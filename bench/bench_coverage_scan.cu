@@ -1,5 +1,5 @@
 // Coverage-scan throughput against the device-to-device copy bandwidth
-// measured in the same run. Usage: bench_coverage_scan [--variant 0..4] [GiB...]
+// measured in the same run. Usage: bench_coverage_scan [--variant 0..5] [GiB...]
 // (default variant 1, sizes 1 4). A short spin kernel runs before each start
 // event so that the host enqueues the timed work while the GPU is busy: the
 // numbers are device throughput, not host launch latency.
@@ -94,12 +94,33 @@ __global__ void writer(float* out, std::int64_t n, int every)
         if (i % every == 0) out[i] = 1.0f;
 }
 
+// Peer: a plain read of the buffer (xor of every word), the least a scan must do.
+template <bool kStreaming>
+__global__ void plainRead(const uint4* __restrict__ data, std::int64_t vectors, unsigned* sink)
+{
+    unsigned acc = 0;
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < vectors; i += 4 * stride) {
+        uint4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = kStreaming ? __ldcs(data + i + u * stride) : data[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+    for (; i < vectors; i += stride) {
+        const uint4 v = data[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9e3779b9u) *sink = acc;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     std::vector<double> sizes;
-    int variant = 1;
+    int variant = 0;
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--variant" && i + 1 < argc) variant = std::atoi(argv[++i]);
         else sizes.push_back(std::atof(argv[i]));
@@ -114,9 +135,10 @@ int main(int argc, char** argv)
     auto dev = openDevice(0);
     if (!dev) return 1;
     static const char* kVariants[] = {"__ldcs x4, block segments", "ld.nc.L2::256B x4, block segments",
-        "__ldcs x8, block segments", "__ldcs x4, grid-stride", "__ldcs x8, grid-stride"};
+        "__ldcs x8, block segments", "__ldcs x4, grid-stride", "__ldcs x8, grid-stride",
+        "__ldcs x4, loads a grid apart"};
     std::printf("device: %s, %d SMs, L2 %lld MiB, driver %s; scan loads: %s\n", dev->name.c_str(), dev->smCount,
-        static_cast<long long>(dev->l2Bytes >> 20), dev->driverVersionText.c_str(), kVariants[variant % 5]);
+        static_cast<long long>(dev->l2Bytes >> 20), dev->driverVersionText.c_str(), kVariants[variant % 6]);
     std::printf("%-34s %9s %10s %10s %10s %9s\n", "case", "out GiB", "scan ms", "scan GB/s", "copy GB/s", "% of copy");
 
     for (double gib : sizes) {
@@ -130,6 +152,22 @@ int main(int argc, char** argv)
         const double copyMs = timeMs([&] { cudaMemcpyAsync(dst, out, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice); }, kReps);
         const double copyGBs = 2.0 * static_cast<double>(bytes) / (copyMs * 1e6);
         CHECK_CUDA(cudaFree(dst));
+        {
+            unsigned* sink = nullptr;
+            CHECK_CUDA(cudaMalloc(&sink, 4));
+            const std::int64_t vectors = bytes / 16;
+            const unsigned grid = static_cast<unsigned>(dev->smCount * 8);
+            for (int mode = 0; mode < 2; ++mode) {
+                const double ms = timeMs([&] {
+                    if (mode == 0) plainRead<false><<<grid, 256>>>(static_cast<const uint4*>(out), vectors, sink);
+                    else plainRead<true><<<grid, 256>>>(static_cast<const uint4*>(out), vectors, sink);
+                }, kReps);
+                const double gbs = static_cast<double>(bytes) / (ms * 1e6);
+                std::printf("%-34s %9.2f %10.3f %10.0f %10.0f %8.1f%%\n", mode == 0 ? "peer: plain read" : "peer: plain read, __ldcs",
+                    gib, ms, gbs, copyGBs, 100.0 * gbs / copyGBs);
+            }
+            CHECK_CUDA(cudaFree(sink));
+        }
 
         struct Layout {
             const char* name;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 
 #include "gpu/gpu_check.h"
 
@@ -72,7 +73,7 @@ __device__ inline bool differs(const uint4& v, int k, W sentinel)
 // occupancy, and occupancy sets the bytes in flight); tiles and indices are
 // worked out afterwards from the mask, which is 1/(8 * element bytes) of the data.
 // Bit layout: word c*E+k, bit lane = element (c*32+lane)*E+k.
-template <typename W, bool kSecond, int kU, bool kNc, bool kGridStride>
+template <typename W, bool kSecond, int kU, bool kNc, int kLayout>
 __global__ void __launch_bounds__(kThreads, kU == 4 ? 6 : 4) scanKernel(const uint4* __restrict__ data, std::uint32_t* __restrict__ mask,
     std::int64_t numChunks, std::int64_t chunksPerBlock, W sentinel, std::int64_t n,
     unsigned long long* __restrict__ counters)
@@ -80,13 +81,19 @@ __global__ void __launch_bounds__(kThreads, kU == 4 ? 6 : 4) scanKernel(const ui
     constexpr int E = 16 / sizeof(W);
     const int lane = threadIdx.x & 31;
     const int warp = threadIdx.x >> 5;
-    // Either each block walks its own contiguous segment, or all warps sweep
-    // the whole output together (grid-stride); kU consecutive chunks per warp step.
+    // kLayout 0: each block walks its own contiguous segment, kU consecutive
+    // chunks per warp step; 1: all warps sweep the output together (grid-stride),
+    // kU consecutive chunks per warp; 2: like 1, but a warp's kU chunks lie a
+    // whole grid of warps apart, so each load instruction of the grid covers
+    // one contiguous range (the plain streaming-read pattern).
+    constexpr bool kGridStride = kLayout != 0;
+    const std::int64_t totalWarps = static_cast<std::int64_t>(gridDim.x) * kWarps;
     const std::int64_t blockBegin = kGridStride ? 0 : static_cast<std::int64_t>(blockIdx.x) * chunksPerBlock;
     const std::int64_t blockEnd = kGridStride ? numChunks : min(numChunks, blockBegin + chunksPerBlock);
-    const std::int64_t first = kGridStride ? (static_cast<std::int64_t>(blockIdx.x) * kWarps + warp) * kU
-                                           : blockBegin + warp * kU;
-    const std::int64_t step = kGridStride ? static_cast<std::int64_t>(gridDim.x) * kWarps * kU : kWarps * kU;
+    const std::int64_t warpId = static_cast<std::int64_t>(blockIdx.x) * kWarps + warp;
+    const std::int64_t first = kLayout == 0 ? blockBegin + warp * kU : kLayout == 1 ? warpId * kU : warpId;
+    const std::int64_t step = kLayout == 0 ? kWarps * kU : totalWarps * kU;
+    const std::int64_t spacing = kLayout == 2 ? totalWarps : 1; // chunk distance between a warp's kU loads
     unsigned long long total = 0;
 
     for (std::int64_t it = first; it < blockEnd; it += step) {
@@ -94,25 +101,28 @@ __global__ void __launch_bounds__(kThreads, kU == 4 ? 6 : 4) scanKernel(const ui
         std::uint32_t prev[kU];
 #pragma unroll
         for (int u = 0; u < kU; ++u) {
-            if (it + u < blockEnd) {
-                v[u] = kNc ? loadStreaming(data + (it + u) * 32 + lane) : __ldcs(data + (it + u) * 32 + lane);
-                if (kSecond) prev[u] = lane < E ? mask[(it + u) * E + lane] : 0u;
+            const std::int64_t c = it + u * spacing;
+            if (c < blockEnd) {
+                v[u] = kNc ? loadStreaming(data + c * 32 + lane) : __ldcs(data + c * 32 + lane);
+                if (kSecond) prev[u] = lane < E ? mask[c * E + lane] : 0u;
             }
         }
 #pragma unroll
         for (int u = 0; u < kU; ++u) {
-            const std::int64_t c = it + u;
+            const std::int64_t c = it + u * spacing;
             if (c < blockEnd) { // warp-uniform
                 // Elements left from this lane's first one (only the last chunk is partial).
                 const std::int64_t left = n - (c * 32 + lane) * E;
                 std::uint32_t myWord = 0;
+                unsigned chunkCount = 0;
 #pragma unroll
                 for (int k = 0; k < E; ++k) {
                     std::uint32_t ballot = __ballot_sync(kFull, differs<W>(v[u], k, sentinel) && k < left);
                     if (kSecond) ballot &= __shfl_sync(kFull, prev[u], k);
                     if (lane == k) myWord = ballot;
-                    if (!kSecond) total += static_cast<unsigned>(__popc(ballot));
+                    if (!kSecond) chunkCount += static_cast<unsigned>(__popc(ballot));
                 }
+                total += chunkCount;
                 // Pass B rewrites only words that lost bits: none for a fully written output.
                 if (lane < E && (!kSecond || myWord != prev[u])) mask[c * E + lane] = myWord;
             }
@@ -243,39 +253,46 @@ int smCountOfCurrentDevice()
     return std::max(sms, 1);
 }
 
-template <typename W, bool kSecond, int kU, bool kNc, bool kGridStride>
+template <typename W, bool kSecond, int kU, bool kNc, int kLayout>
 Status launchScanU(const void* data, std::uint32_t* mask, std::int64_t n, std::int64_t numChunks,
     unsigned long long* counters, int smCount, cudaStream_t stream)
 {
     static int perSm = 0; // per instantiation; the executor uses one device
     if (perSm == 0)
         KWB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &perSm, scanKernel<W, kSecond, kU, kNc, kGridStride>, kThreads, 0));
+            &perSm, scanKernel<W, kSecond, kU, kNc, kLayout>, kThreads, 0));
     const std::int64_t target = static_cast<std::int64_t>(std::max(perSm, 1)) * smCount;
     const std::int64_t step = kWarps * kU;
     std::int64_t perBlock = (numChunks + target - 1) / target;
     perBlock = std::max<std::int64_t>(step, (perBlock + step - 1) / step * step);
     std::int64_t blocks = (numChunks + perBlock - 1) / perBlock;
-    if (kGridStride) blocks = std::min(target, (numChunks + step - 1) / step);
+    if (kLayout != 0) blocks = std::min(target, (numChunks + step - 1) / step);
     const W sentinel = static_cast<W>(sentinelBits(sizeof(W), kSecond ? 1 : 0));
-    scanKernel<W, kSecond, kU, kNc, kGridStride><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+    scanKernel<W, kSecond, kU, kNc, kLayout><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
         static_cast<const uint4*>(data), mask, numChunks, perBlock, sentinel, n, counters);
     KWB_CUDA_CHECK(cudaGetLastError());
     return Status::ok();
 }
 
-int g_scanVariant = 0;
+// Benchmarks and tests may pick another variant through KWB_COVERAGE_SCAN_VARIANT.
+int initialScanVariant()
+{
+    const char* v = std::getenv("KWB_COVERAGE_SCAN_VARIANT");
+    return v && *v >= '0' && *v <= '5' && v[1] == '\0' ? *v - '0' : 0;
+}
+int g_scanVariant = initialScanVariant();
 
 template <typename W, bool kSecond>
 Status launchScan(const void* data, std::uint32_t* mask, std::int64_t n, std::int64_t numChunks,
     unsigned long long* counters, int smCount, cudaStream_t stream)
 {
     switch (g_scanVariant) {
-    case 1: return launchScanU<W, kSecond, 4, true, false>(data, mask, n, numChunks, counters, smCount, stream);
-    case 2: return launchScanU<W, kSecond, 8, false, false>(data, mask, n, numChunks, counters, smCount, stream);
-    case 3: return launchScanU<W, kSecond, 4, false, true>(data, mask, n, numChunks, counters, smCount, stream);
-    case 4: return launchScanU<W, kSecond, 8, false, true>(data, mask, n, numChunks, counters, smCount, stream);
-    default: return launchScanU<W, kSecond, 4, false, false>(data, mask, n, numChunks, counters, smCount, stream);
+    case 1: return launchScanU<W, kSecond, 4, true, 0>(data, mask, n, numChunks, counters, smCount, stream);
+    case 2: return launchScanU<W, kSecond, 8, false, 0>(data, mask, n, numChunks, counters, smCount, stream);
+    case 3: return launchScanU<W, kSecond, 4, false, 1>(data, mask, n, numChunks, counters, smCount, stream);
+    case 4: return launchScanU<W, kSecond, 8, false, 1>(data, mask, n, numChunks, counters, smCount, stream);
+    case 5: return launchScanU<W, kSecond, 4, false, 2>(data, mask, n, numChunks, counters, smCount, stream);
+    default: return launchScanU<W, kSecond, 4, false, 0>(data, mask, n, numChunks, counters, smCount, stream);
     }
 }
 
@@ -310,7 +327,7 @@ Status launchTally(const std::uint32_t* mask, const ScanLayout& layout, std::int
 
 void setCoverageScanVariant(int variant)
 {
-    g_scanVariant = variant >= 0 && variant <= 4 ? variant : 0;
+    g_scanVariant = variant >= 0 && variant <= 5 ? variant : 0;
 }
 
 bool coverageSupportsWidth(int elemBytes)

@@ -32,7 +32,9 @@ std::uint64_t sentinelBits(int elemBytes, int which /* 0 = A, 1 = B */);
 // Benchmark knob for the scan passes (loads in flight per thread, work split):
 // 0 = __ldcs x4, one contiguous segment per block (default); 1 = ld.global.nc
 // .L1::no_allocate.L2::256B x4, segments; 2 = __ldcs x8, segments;
-// 3 = __ldcs x4, grid-stride; 4 = __ldcs x8, grid-stride.
+// 3 = __ldcs x4, grid-stride; 4 = __ldcs x8, grid-stride; 5 = __ldcs x4, a
+// warp's loads a grid apart (the plain streaming-read pattern).
+// The initial value comes from $KWB_COVERAGE_SCAN_VARIANT, else 0.
 void setCoverageScanVariant(int variant);
 
 // Bytes to allocate for `elements` so that the scan's whole-warp 16-byte loads stay in bounds.
