@@ -406,6 +406,18 @@ bool MainWindow::saveProjectAs(const QString& path, QString* error)
     return true;
 }
 
+bool MainWindow::focusRecord(const QString& id)
+{
+    const auto& rows = *m_data->rows;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].id != id) continue;
+        m_records->selectRecord(static_cast<int>(i));
+        m_coverage->showRecord(static_cast<int>(i));
+        return true;
+    }
+    return false;
+}
+
 QStringList MainWindow::viewNames() const
 {
     QStringList names;

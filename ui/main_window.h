@@ -57,6 +57,9 @@ public:
     Project currentProject() const;
     bool saveProjectAs(const QString& path, QString* error);
 
+    // Selects a record by id in the records view and, when it has a coverage grid, in the coverage view.
+    bool focusRecord(const QString& id);
+
     QStringList viewNames() const;
     bool showView(const QString& name);
     FigureView* currentView() const;

@@ -67,6 +67,9 @@ int main(int argc, char** argv)
     QCommandLineOption chartOpt(QStringLiteral("chart"),
         QStringLiteral("Distribution chart for the distributions view: histogram, ecdf, fastp, box."),
         QStringLiteral("KIND"));
+    QCommandLineOption recordOpt(QStringLiteral("record"),
+        QStringLiteral("Select this record (by id) in the records and coverage views."), QStringLiteral("ID"));
+    parser.addOption(recordOpt);
     parser.addOption(shotOpt);
     parser.addOption(viewOpt);
     parser.addOption(sizeOpt);
@@ -93,6 +96,12 @@ int main(int argc, char** argv)
     }
 
     if (!screenshot) {
+        if (parser.isSet(recordOpt)) {
+            const QString id = parser.value(recordOpt);
+            QObject::connect(&window, &kwb::ui::MainWindow::projectLoaded, &window, [&window, id] {
+                if (!window.focusRecord(id)) err(QStringLiteral("no record '%1' in the project").arg(id));
+            });
+        }
         window.show();
         return app.exec();
     }
@@ -117,6 +126,10 @@ int main(int argc, char** argv)
             return 2;
         }
         window.distributionsView()->setKind(kind);
+    }
+    if (parser.isSet(recordOpt) && !window.focusRecord(parser.value(recordOpt))) {
+        err(QStringLiteral("no record '%1' in the project").arg(parser.value(recordOpt)));
+        return 1;
     }
     window.waitUntilIdle(30000);
     const QImage image = window.grab().toImage();

@@ -393,6 +393,13 @@ private Q_SLOTS:
                 QCOMPARE(static_cast<int>(picked.size()), h.counts[g][b]);
             }
         }
+        // Many groups: the largest seven stay, the rest become one "other" group.
+        const DistributionData byProblem = computeDistribution(*data->records, QStringLiteral("problem"));
+        QCOMPARE(byProblem.groups.size(), std::size_t(kMaxDistributionGroups));
+        QVERIFY(byProblem.groups.back().name.startsWith(QStringLiteral("other (")));
+        std::size_t total = 0;
+        for (const auto& g : byProblem.groups) total += g.allRecords.size();
+        QCOMPARE(total, std::size_t(413));
         // fast_p picks agree with the curve.
         const auto& g0 = d.groups.front();
         const double p = 1.0;

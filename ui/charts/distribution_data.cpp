@@ -29,7 +29,8 @@ std::vector<int> DistributionData::recordsFasterThan(int group, double p) const
     return out;
 }
 
-DistributionData computeDistribution(const RecordSet& set, const QString& groupField, const std::vector<int>* subset)
+DistributionData computeDistribution(const RecordSet& set, const QString& groupField, const std::vector<int>* subset,
+    int maxGroups)
 {
     DistributionData data;
     data.groupField = groupField;
@@ -47,8 +48,27 @@ DistributionData computeDistribution(const RecordSet& set, const QString& groupF
         for (std::size_t i = 0; i < set.records.size(); ++i) add(static_cast<int>(i));
     }
 
+    std::vector<std::pair<std::string, std::vector<int>>> ordered(byGroup.begin(), byGroup.end());
+    if (maxGroups > 1 && ordered.size() > static_cast<std::size_t>(maxGroups)) {
+        std::vector<std::size_t> bySize(ordered.size());
+        std::iota(bySize.begin(), bySize.end(), 0);
+        std::stable_sort(bySize.begin(), bySize.end(),
+            [&](std::size_t a, std::size_t b) { return ordered[a].second.size() > ordered[b].second.size(); });
+        std::vector<bool> keep(ordered.size(), false);
+        for (int i = 0; i < maxGroups - 1; ++i) keep[bySize[static_cast<std::size_t>(i)]] = true;
+        std::vector<std::pair<std::string, std::vector<int>>> kept;
+        std::vector<int> rest;
+        for (std::size_t i = 0; i < ordered.size(); ++i) {
+            if (keep[i]) kept.push_back(std::move(ordered[i]));
+            else rest.insert(rest.end(), ordered[i].second.begin(), ordered[i].second.end());
+        }
+        const std::size_t merged = ordered.size() - kept.size();
+        kept.emplace_back("other (" + std::to_string(merged) + " groups)", std::move(rest));
+        ordered = std::move(kept);
+    }
+
     bool first = true;
-    for (auto& [key, indexes] : byGroup) {
+    for (auto& [key, indexes] : ordered) {
         DistributionGroup g;
         g.name = QString::fromStdString(key);
         std::vector<std::pair<double, int>> timed;

@@ -36,9 +36,12 @@ struct DistributionData {
 
 // Groups by a record field (recordField(): model, level, problem, status, gpu,
 // flagged, or any top-level field); an empty field puts everything in one
-// group. `subset` restricts to those record indexes (nullptr: all).
+// group. `subset` restricts to those record indexes (nullptr: all). Beyond
+// maxGroups groups (one colour each in the palette), the smallest are merged
+// into one "other (N groups)" group, listed last.
+inline constexpr int kMaxDistributionGroups = 8;
 DistributionData computeDistribution(const RecordSet& set, const QString& groupField,
-    const std::vector<int>* subset = nullptr);
+    const std::vector<int>* subset = nullptr, int maxGroups = kMaxDistributionGroups);
 
 // Log-spaced histogram bins over the data's range.
 struct LogHistogram {

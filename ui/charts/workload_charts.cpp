@@ -44,10 +44,12 @@ void paintChart(QPainter& painter, const QRectF& rect, QChart* chart)
     QGraphicsScene scene;
     scene.addItem(chart); // the scene owns and deletes it
     chart->setGeometry(QRectF(QPointF(0, 0), rect.size()));
-    // Charts lay out in posted events; flush them so the first paint is complete.
-    QCoreApplication::sendPostedEvents();
+    // Charts lay out in posted events; flush the chart's and the scene's own
+    // (not the whole queue: this also runs inside widgets' paint events).
+    QCoreApplication::sendPostedEvents(chart, 0);
     chart->layout()->activate();
-    QCoreApplication::sendPostedEvents();
+    QCoreApplication::sendPostedEvents(chart, 0);
+    QCoreApplication::sendPostedEvents(&scene, 0);
     scene.setSceneRect(QRectF(QPointF(0, 0), rect.size()));
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing, true);

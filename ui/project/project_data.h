@@ -67,6 +67,33 @@ struct KernelShare {
     double share = 0;
 };
 
+// The end-to-end projection of a workload (core/analysis/projection_report.h:
+// f*w*(1-1/s) and the Amdahl bound) with its inputs.
+struct FamilySaving {
+    QString family;
+    double fraction = 0;
+    double winRate = 0;
+    double speedup = 1;
+    double saving = 0;
+};
+
+struct ProjectionSummary {
+    bool available = false; // records were loaded with the trace
+    QString matching;       // "problem_families" or "all records"
+    QString basis;          // what s is the median of
+    double f = 0;
+    double w = 0;
+    double s = 1;
+    qint64 records = 0;
+    qint64 correctTimed = 0;
+    qint64 wins = 0;
+    qint64 problems = 0;
+    double expectedSaving = 0;
+    double amdahlSaving = 0;
+    double amdahlSpeedup = 1;
+    std::vector<FamilySaving> families;
+};
+
 // One workload's breakdown (core/analysis/breakdown.h), in Qt types.
 struct WorkloadSummary {
     QString name;
@@ -82,6 +109,7 @@ struct WorkloadSummary {
     qint64 kernelCount = 0;
     std::vector<CategoryShare> categories; // by time, descending
     std::vector<KernelShare> topKernels;   // by time, descending
+    ProjectionSummary projection;
 };
 
 struct ProjectData {

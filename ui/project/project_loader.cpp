@@ -15,6 +15,7 @@
 
 #ifdef KWB_HAVE_TRACES
 #include "analysis/breakdown.h"
+#include "analysis/projection_report.h"
 #include "traces/rule_table.h"
 #include "traces/trace_loader.h"
 #endif
@@ -84,6 +85,28 @@ WorkloadSummary toSummary(const WorkloadBreakdown& b)
     return w;
 }
 
+ProjectionSummary toSummary(const WorkloadProjection& p)
+{
+    ProjectionSummary s;
+    s.available = true;
+    s.matching = qs(p.matching);
+    s.basis = p.basis == SpeedupBasis::Wins ? QStringLiteral("winning samples") : QStringLiteral("correct samples");
+    s.f = p.projection.addressableFraction;
+    s.w = p.projection.winRate;
+    s.s = p.projection.medianSpeedup;
+    s.records = static_cast<qint64>(p.samples.records);
+    s.correctTimed = static_cast<qint64>(p.samples.correctTimed);
+    s.wins = static_cast<qint64>(p.samples.wins);
+    s.problems = static_cast<qint64>(p.samples.problems);
+    s.expectedSaving = p.projection.expectedSaving;
+    s.amdahlSaving = p.projection.amdahlSaving;
+    s.amdahlSpeedup = p.projection.amdahlSpeedup;
+    for (const auto& f : p.families)
+        s.families.push_back({qs(f.family), f.fraction, f.samples.winRate.value_or(0),
+            f.samples.medianSpeedupWins.value_or(1), f.expectedSaving});
+    return s;
+}
+
 void loadTraces(const Project& project, const std::vector<std::string>& roots, const TaskContext& ctx,
     ProjectData& data)
 {
@@ -109,7 +132,11 @@ void loadTraces(const Project& project, const std::vector<std::string>& roots, c
             continue;
         }
         for (const auto& issue : (*trace)->report().issues) data.messages << qs(issue.toString());
-        data.workloads.push_back(toSummary(breakdown(**trace, *rules)));
+        const WorkloadBreakdown b = breakdown(**trace, *rules);
+        WorkloadSummary w = toSummary(b);
+        if (!data.records->records.empty())
+            w.projection = toSummary(projectWorkload(b, data.records->records, *rules));
+        data.workloads.push_back(std::move(w));
     }
 }
 #endif

@@ -14,7 +14,6 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "analysis/statistics.h"
 #include "charts/workload_charts.h"
 #include "models/raw_value_proxy.h"
 #include "models/top_kernels_model.h"
@@ -46,28 +45,6 @@ QString pct(double v)
 }
 
 } // namespace
-
-ProjectionInputs projectionFor(const WorkloadSummary& workload, const RecordSet& records)
-{
-    ProjectionInputs in;
-    in.f = workload.addressableFraction;
-    std::vector<double> speedups;
-    for (const auto& r : records.records) {
-        if (!r.isCorrect()) continue;
-        if (auto s = effectiveSpeedup(r); s && *s > 0) speedups.push_back(*s);
-    }
-    in.records = speedups.size();
-    if (!speedups.empty()) {
-        const auto wins = std::count_if(speedups.begin(), speedups.end(), [](double s) { return s > 1.0; });
-        in.w = static_cast<double>(wins) / static_cast<double>(speedups.size());
-        in.s = median(speedups).value_or(1.0);
-    }
-    const Projection p = project(in.f, in.w, in.s);
-    in.expectedSaving = p.expectedSaving;
-    in.amdahlSaving = p.amdahlSaving;
-    in.amdahlSpeedup = p.amdahlSpeedup;
-    return in;
-}
 
 WorkloadsView::WorkloadsView(QWidget* parent)
     : FigureView(parent),
@@ -183,28 +160,31 @@ void WorkloadsView::showWorkload(int index)
                           .arg(w.device.isEmpty() ? QString() : QLatin1String(" on ") + w.device)
                           .arg(pct(w.addressableFraction), pct(w.addressableSpanFraction)));
 
-    const ProjectionInputs in = projectionFor(w, *m_data->records);
+    const ProjectionSummary& in = w.projection;
     QString h = QLatin1String("<h3>") + tr("End-to-end projection") + QLatin1String("</h3><table>");
     auto row = [&h](const QString& k, const QString& v) {
         h += QLatin1String("<tr><td style='padding-right:10px'>") + k + QLatin1String("</td><td><b>") + v +
              QLatin1String("</b></td></tr>");
     };
-    row(tr("f, addressable fraction"), pct(in.f));
-    if (in.records == 0) {
+    row(tr("f, addressable fraction"), pct(w.addressableFraction));
+    if (!in.available || in.correctTimed == 0) {
         h += QLatin1String("</table><p>") +
              tr("No correct, timed evaluation records are loaded, so the win rate w and the median speedup s "
                 "are unknown. Load records to project the end-to-end gain.") +
              QLatin1String("</p>");
     } else {
-        row(tr("w, win rate"), pct(in.w));
-        row(tr("s, median speedup"), QString::number(in.s, 'f', 3) + QLatin1Char('x'));
+        row(tr("w, win rate"), pct(in.w) + tr(" (%1 of %2)").arg(in.wins).arg(in.correctTimed));
+        row(tr("s, median speedup of %1").arg(in.basis), QString::number(in.s, 'f', 3) + QLatin1Char('x'));
         row(tr("expected saving f·w·(1−1/s)"), pct(in.expectedSaving));
         row(tr("Amdahl bound, every addressable kernel at s"),
             pct(in.amdahlSaving) + QLatin1String(" (") + QString::number(in.amdahlSpeedup, 'f', 3) + QLatin1String("x)"));
+        for (const auto& fam : in.families)
+            row(tr("· %1 (%2 of GPU time)").arg(fam.family, pct(fam.fraction)), pct(fam.saving));
         h += QLatin1String("</table><p style='color:#555'>") +
-             tr("w and s from the %1 correct, timed records loaded (all problems); "
-                "<tt>kwb project</tt> matches problems to kernel families.")
-                 .arg(in.records) +
+             tr("Records matched by %1: %2 records, %3 problems (<tt>kwb project</tt> computes the same).")
+                 .arg(in.matching)
+                 .arg(in.records)
+                 .arg(in.problems) +
              QLatin1String("</p>");
     }
     m_projection->setText(h);

@@ -16,18 +16,6 @@ namespace kwb::ui {
 class TopKernelsModel;
 class RawValueProxy;
 
-// The projection's inputs and result (analysis/statistics.h: project()).
-struct ProjectionInputs {
-    double f = 0;        // addressable fraction of the workload's GPU kernel time
-    double w = 0;        // win rate: correct, timed records with speedup > 1
-    double s = 1;        // median speedup of those correct, timed records
-    std::size_t records = 0; // correct, timed records behind w and s
-    double expectedSaving = 0;
-    double amdahlSaving = 0;
-    double amdahlSpeedup = 1;
-};
-ProjectionInputs projectionFor(const WorkloadSummary& workload, const RecordSet& records);
-
 class WorkloadsView : public FigureView {
     Q_OBJECT
 public:
