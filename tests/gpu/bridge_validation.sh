@@ -9,8 +9,9 @@
 # LEADERBOARD_JSON a leaderboard-format file, IDS a comma-separated list of its
 # record ids (file hashes), SIZES "name=value,..." overrides of the problems'
 # integer globals for those records (e.g. batch_size=2048).
-# Writes environment.txt, prebuild.log, tst_gpu_bridge.txt and
-# bridge_results.jsonl (one JSON outcome per sample) to OUT_DIR.
+# Writes environment.txt, prebuild.log, tst_gpu_bridge.txt (+ .stderr: the bridge's),
+# bridge_results.jsonl (one JSON outcome per sample), kwb_rerun_record.txt, kwb_verify.txt and
+# leaderboard_verified.jsonl to OUT_DIR; scratch files go to $TMPDIR/kwb_bridge_validation.
 set -u
 BUILD=$(cd "$1" && pwd)
 OUT=$2
@@ -18,7 +19,8 @@ KB=${3:-}
 LB=${4:-}
 IDS=${5:-}
 SIZES=${6:-}
-mkdir -p "$OUT"
+WORK=${TMPDIR:-/tmp}/kwb_bridge_validation
+mkdir -p "$OUT" "$WORK"
 BRIDGE=$BUILD/app/runner/kwb_torch_bridge.py
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}
 export KWB_CACHE_DIR=${KWB_CACHE_DIR:-$HOME/.cache/kwb}
@@ -37,8 +39,8 @@ export KWB_CACHE_DIR=${KWB_CACHE_DIR:-$HOME/.cache/kwb}
 data=tests/data/kernelbench_bridge
 builds=("$data/samples/relu_honest.py" "$data/samples/softmax_honest.py")
 if [ -n "$LB" ] && [ -n "$IDS" ]; then
-    mkdir -p "$OUT/leaderboard_samples"
-    while IFS= read -r f; do builds+=("$f"); done < <(python3 - "$LB" "$IDS" "$OUT/leaderboard_samples" <<'EOF'
+    mkdir -p "$WORK/leaderboard_samples"
+    while IFS= read -r f; do builds+=("$f"); done < <(python3 - "$LB" "$IDS" "$WORK/leaderboard_samples" <<'EOF'
 import json, os, sys
 records, ids, folder = json.load(open(sys.argv[1])), set(sys.argv[2].split(",")), sys.argv[3]
 for r in records:
@@ -69,7 +71,7 @@ echo "tst_gpu_bridge exit status $status" | tee -a "$OUT/tst_gpu_bridge.txt"
 # first one, then kwb verify over all chosen records (native records with the verification
 # filled in). BUILD_DIR/lib may hold shared libraries kwb needs that the machine lacks.
 if [ -x "$BUILD/app/kwb/kwb" ] && [ -n "$LB" ] && [ -n "$IDS" ]; then
-    python3 - "$LB" "$IDS" "$OUT/leaderboard_chosen.json" <<'EOF'
+    python3 - "$LB" "$IDS" "$WORK/leaderboard_chosen.json" <<'EOF'
 import json, sys
 ids = set(sys.argv[2].split(","))
 json.dump([r for r in json.load(open(sys.argv[1])) if r.get("file") in ids], open(sys.argv[3], "w"))
@@ -77,10 +79,10 @@ EOF
     opts=(--kernelbench "$KB" --trials 20 --warmup 3 --correctness-trials 2)
     for kv in ${SIZES//,/ }; do opts+=(--size "$kv"); done
     export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$BUILD/lib
-    "$BUILD/app/kwb/kwb" rerun --record "$OUT/leaderboard_chosen.json#${IDS%%,*}" "${opts[@]}" \
+    "$BUILD/app/kwb/kwb" rerun --record "$WORK/leaderboard_chosen.json#${IDS%%,*}" "${opts[@]}" \
         > "$OUT/kwb_rerun_record.txt" 2>&1
     echo "kwb rerun --record exit status $?" | tee -a "$OUT/kwb_rerun_record.txt"
-    "$BUILD/app/kwb/kwb" verify "$OUT/leaderboard_chosen.json" "${opts[@]}" --out "$OUT/leaderboard_verified.jsonl" \
+    "$BUILD/app/kwb/kwb" verify "$WORK/leaderboard_chosen.json" "${opts[@]}" --out "$OUT/leaderboard_verified.jsonl" \
         > "$OUT/kwb_verify.txt" 2>&1
     echo "kwb verify exit status $?" | tee -a "$OUT/kwb_verify.txt"
 fi
