@@ -90,8 +90,10 @@ QChart* buildWorkloadPie(const WorkloadSummary& w, const QMap<QString, QColor>& 
     chart->layout()->setContentsMargins(0, 0, 0, 0);
     chart->setTitleFont(style.titleFont);
     chart->setTitleBrush(style.foreground);
+    // Small multiples (no legend) keep the title short enough for narrow cells.
     chart->setTitle(w.name.toHtmlEscaped() + QLatin1String("<br>") +
-                    QObject::tr("addressable %1%").arg(100.0 * w.addressableFraction, 0, 'f', 1));
+                    (legend ? QObject::tr("addressable %1%") : QObject::tr("%1% addr."))
+                        .arg(100.0 * w.addressableFraction, 0, 'f', 1));
     chart->legend()->setVisible(legend);
     chart->legend()->setFont(style.font);
     chart->legend()->setAlignment(Qt::AlignRight);
@@ -204,7 +206,8 @@ void paintWorkloadPies(QPainter& p, const QRectF& rect, const std::vector<Worklo
     p.setPen(style.foreground);
     double y = grid.bottom() + 4;
     p.drawText(QRectF(rect.left() + 4, y, rect.width() - 8, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-        QObject::tr("Exploded, warm slices: addressable (framework, Triton) kernels; cool slices: vendor libraries"));
+        QObject::tr("Exploded, warm slices: addressable (framework, Triton) kernels, with their share of GPU time "
+                    "under each name; cool slices: vendor libraries"));
     y += fm.height() + 2;
     x = rect.left() + 4;
     for (const auto& c : legendItems) {

@@ -76,7 +76,7 @@ CoverageView::CoverageView(QWidget* parent)
     split->addWidget(m_list);
     split->addWidget(right);
     split->setStretchFactor(1, 3);
-    split->setSizes({260, 700});
+    split->setSizes({340, 700});
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(split);

@@ -155,6 +155,7 @@ RecordsView::RecordsView(QWidget* parent)
     m_table->setColumnWidth(RecordTableModel::Model, 150);
     m_table->setColumnWidth(RecordTableModel::Level, 50);
     m_table->setColumnWidth(RecordTableModel::Problem, 230);
+    m_table->setColumnWidth(RecordTableModel::Flags, 220);
 
     auto* filters = new QHBoxLayout;
     filters->addWidget(m_search, 2);
