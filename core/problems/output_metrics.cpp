@@ -1,8 +1,12 @@
 #include "problems/output_metrics.h"
 
+#include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <thread>
+#include <vector>
 
 namespace kwb {
 
@@ -17,36 +21,99 @@ bool isClose(float out, float ref, ToleranceValues tol)
     return diff <= allowed;
 }
 
+namespace {
+
+// Partial sums of one chunk; merged in chunk order so that the result does not
+// depend on how many threads ran.
+struct ChunkStats {
+    std::int64_t outOfTolerance = 0;
+    std::int64_t firstMismatch = -1;
+    std::int64_t nan = 0;
+    std::int64_t inf = 0;
+    std::int64_t refNan = 0;
+    std::int64_t refInf = 0;
+    std::int64_t refFinite = 0;
+    double maxAbs = 0.0;
+    double errSq = 0.0;
+    double refSqPairs = 0.0;
+    double refSqAll = 0.0;
+};
+
+void scanChunk(const float* out, const float* ref, std::size_t begin, std::size_t end, ToleranceValues tol,
+    ChunkStats& c)
+{
+    for (std::size_t i = begin; i < end; ++i) {
+        const float o = out[i];
+        const float r = ref[i];
+        const bool oFinite = std::isfinite(o);
+        const bool rFinite = std::isfinite(r);
+        if (!oFinite) {
+            if (std::isnan(o)) ++c.nan;
+            else ++c.inf;
+        }
+        if (!rFinite) {
+            if (std::isnan(r)) ++c.refNan;
+            else ++c.refInf;
+        } else {
+            c.refSqAll += double(r) * double(r);
+            ++c.refFinite;
+        }
+        if (!isClose(o, r, tol)) {
+            if (c.firstMismatch < 0) c.firstMismatch = static_cast<std::int64_t>(i);
+            ++c.outOfTolerance;
+        }
+        if (oFinite && rFinite) {
+            const double d = std::fabs(double(o) - double(r));
+            c.maxAbs = d > c.maxAbs ? d : c.maxAbs;
+            c.errSq += d * d;
+            c.refSqPairs += double(r) * double(r);
+        }
+    }
+}
+
+constexpr std::size_t kChunk = std::size_t{1} << 20;
+
+} // namespace
+
 OutputMetrics compareOutputs(std::span<const float> out, std::span<const float> ref, ToleranceValues tol)
 {
     OutputMetrics m;
     const std::size_t n = out.size() < ref.size() ? out.size() : ref.size();
     m.count = static_cast<std::int64_t>(n);
+    const std::size_t chunks = (n + kChunk - 1) / kChunk;
+    std::vector<ChunkStats> stats(chunks);
+    // Outputs of KernelBench problems reach 10^8-10^9 elements: spread the scan over the cores.
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t workers = std::min<std::size_t>({chunks, hw, 32});
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        for (std::size_t k = next.fetch_add(1); k < chunks; k = next.fetch_add(1))
+            scanChunk(out.data(), ref.data(), k * kChunk, std::min(n, (k + 1) * kChunk), tol, stats[k]);
+    };
+    if (workers <= 1) {
+        work();
+    } else {
+        std::vector<std::thread> threads;
+        for (std::size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+        work();
+        for (auto& t : threads) t.join();
+    }
     double errSq = 0.0;
     double refSqPairs = 0.0;
     double refSqAll = 0.0;
     std::int64_t refFinite = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const float o = out[i];
-        const float r = ref[i];
-        if (std::isnan(o)) ++m.nanCount;
-        else if (std::isinf(o)) ++m.infCount;
-        if (std::isnan(r)) ++m.refNanCount;
-        else if (std::isinf(r)) ++m.refInfCount;
-        else {
-            refSqAll += double(r) * double(r);
-            ++refFinite;
-        }
-        if (!isClose(o, r, tol)) {
-            if (m.firstMismatch < 0) m.firstMismatch = static_cast<std::int64_t>(i);
-            ++m.outOfTolerance;
-        }
-        if (std::isfinite(o) && std::isfinite(r)) {
-            const double d = std::fabs(double(o) - double(r));
-            if (d > m.maxAbsError) m.maxAbsError = d;
-            errSq += d * d;
-            refSqPairs += double(r) * double(r);
-        }
+    for (const auto& c : stats) {
+        m.outOfTolerance += c.outOfTolerance;
+        if (m.firstMismatch < 0) m.firstMismatch = c.firstMismatch;
+        m.nanCount += c.nan;
+        m.infCount += c.inf;
+        m.refNanCount += c.refNan;
+        m.refInfCount += c.refInf;
+        refFinite += c.refFinite;
+        m.maxAbsError = std::max(m.maxAbsError, c.maxAbs);
+        errSq += c.errSq;
+        refSqPairs += c.refSqPairs;
+        refSqAll += c.refSqAll;
     }
     // Lengths that differ are a mismatch of every missing element.
     const std::size_t longer = out.size() > ref.size() ? out.size() : ref.size();

@@ -2,7 +2,7 @@
 // Host-side comparison of a candidate's output with the reference output:
 // KernelBench's check (torch.allclose) plus scale-invariant metrics. Used by
 // the executor after copying results back, and by tests to check GPU reductions.
-// Pure functions; thread-safe.
+// Pure functions; thread-safe (compareOutputs may use worker threads of its own).
 #include <cstdint>
 #include <span>
 
@@ -29,6 +29,8 @@ struct OutputMetrics {
     std::int64_t refInfCount = 0;
 };
 
+// Large outputs are scanned by several threads in fixed 1M-element chunks whose
+// sums are merged in order: the result is the same whatever the thread count.
 OutputMetrics compareOutputs(std::span<const float> out, std::span<const float> ref, ToleranceValues tol);
 
 // Would an all-zeros output pass allclose against this reference?

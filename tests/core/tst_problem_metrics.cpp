@@ -26,6 +26,7 @@ private Q_SLOTS:
     void metricsByHand();
     void nonFiniteValues();
     void lengthMismatch();
+    void largeOutputsAcrossChunks();
     void zeroAcceptance();
     void flatLayout();
     void matrixLayout();
@@ -134,6 +135,44 @@ void TestProblemMetrics::lengthMismatch()
     QCOMPARE(m.count, std::int64_t{3});
     QCOMPARE(m.outOfTolerance, std::int64_t{2});
     QCOMPARE(m.firstMismatch, std::int64_t{1});
+}
+
+void TestProblemMetrics::largeOutputsAcrossChunks()
+{
+    // Several 1M-element chunks, scanned in parallel: counts, the first
+    // mismatch and the sums must be those of one sequential pass.
+    const std::size_t chunk = std::size_t{1} << 20;
+    const std::size_t n = 3 * chunk + 7;
+    std::vector<float> ref(n);
+    std::vector<float> out(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        ref[i] = static_cast<float>((i * 2654435761u) % 1000) / 997.0f - 0.5f;
+        out[i] = ref[i] + ((i % 3 == 0) ? 1e-6f : 0.0f);
+    }
+    out[chunk + 5] = ref[chunk + 5] + 0.5f;
+    out[3 * chunk + 3] = ref[3 * chunk + 3] - 0.25f;
+    out[2 * chunk] = kNan;
+    double errSq = 0.0;
+    double refSq = 0.0;
+    double maxAbs = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (std::isnan(out[i])) continue;
+        const double d = std::fabs(double(out[i]) - double(ref[i]));
+        errSq += d * d;
+        refSq += double(ref[i]) * double(ref[i]);
+        maxAbs = std::max(maxAbs, d);
+    }
+    const OutputMetrics m = compareOutputs(out, ref, {1e-4, 1e-4});
+    QCOMPARE(m.count, std::int64_t(n));
+    QCOMPARE(m.outOfTolerance, std::int64_t{3});
+    QCOMPARE(m.firstMismatch, std::int64_t(chunk + 5));
+    QCOMPARE(m.nanCount, std::int64_t{1});
+    QCOMPARE(m.maxAbsError, maxAbs);
+    QVERIFY2(std::fabs(m.relL2Error - std::sqrt(errSq / refSq)) <= 1e-9 * std::sqrt(errSq / refSq),
+        qPrintable(QString::number(m.relL2Error, 'g', 17) + QLatin1Char(' ') + QString::number(std::sqrt(errSq / refSq), 'g', 17)));
+    const OutputMetrics again = compareOutputs(out, ref, {1e-4, 1e-4});
+    QCOMPARE(again.relL2Error, m.relL2Error); // bitwise: the merge order is fixed
+    QCOMPARE(again.refRms, m.refRms);
 }
 
 void TestProblemMetrics::zeroAcceptance()
