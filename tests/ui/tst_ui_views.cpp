@@ -78,7 +78,7 @@ private Q_SLOTS:
         QVERIFY(html.contains(QStringLiteral("low_coverage")));
         QVERIFY(html.contains(QStringLiteral("kernel wrote 0.30% of its output")));
         QVERIFY(html.contains(QStringLiteral("NVIDIA H200")));
-        QVERIFY(html.contains(QStringLiteral("0.30% written")) || html.contains(QStringLiteral("written")));
+        QVERIFY(html.contains(QStringLiteral("0.30% written")));
         RecordFilter f;
         f.status = QStringLiteral("incorrect");
         view.setFilter(f);
@@ -266,6 +266,69 @@ private Q_SLOTS:
         }
         view.show();
         QVERIFY(inkPixels(view.grab().toImage()) > 5000);
+    }
+
+    void liveRerunThroughTheRunnerProtocol()
+    {
+#ifndef KWB_FAKE_RUNNER
+        QSKIP("core's stand-in runner (kwb_fake_runner) is not in this build");
+#else
+        if (!RerunService::buildHasRerun()) QSKIP("this build has no re-run client");
+        qputenv("KWB_RUNNER", KWB_FAKE_RUNNER);
+        Project p;
+        p.records = {QStringLiteral(KWB_SOURCE_DATASETS "/evaluations")};
+        p.problems = {QStringLiteral(KWB_SOURCE_DATASETS "/problems"), QStringLiteral(KWB_SOURCE_DATASETS "/candidates")};
+        const ProjectDataPtr data = loadProjectData(p);
+        int rec = -1;
+        for (std::size_t i = 0; i < data->rows->size(); ++i)
+            if ((*data->rows)[i].id == QLatin1String("kb1_19_relu.partial_write")) rec = static_cast<int>(i);
+        if (rec < 0) QSKIP("datasets/evaluations has no kb1_19_relu.partial_write record");
+
+        // Without a device the panel is disabled and says so.
+        qputenv("KWB_FAKE_NO_DEVICE", "1");
+        {
+            RerunService noGpu;
+            RerunPanel panel(&noGpu);
+            QSignalSpy probed(&noGpu, &RerunService::availabilityChanged);
+            noGpu.probe();
+            QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 30000);
+            QVERIFY(!noGpu.isAvailable());
+            QVERIFY2(panel.stateText().contains(QStringLiteral("No GPU")), qPrintable(panel.stateText()));
+            QVERIFY(!panel.rerunEnabled());
+        }
+        qunsetenv("KWB_FAKE_NO_DEVICE");
+
+        RerunService service;
+        RerunPanel panel(&service);
+        panel.setProjectData(data);
+        QSignalSpy probed(&service, &RerunService::availabilityChanged);
+        service.probe();
+        QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 30000);
+        QVERIFY2(service.isAvailable(), qPrintable(service.unavailableReason()));
+        panel.setRecord(rec);
+        QVERIFY(panel.rerunEnabled());
+        QSignalSpy finished(&service, &RerunService::finished);
+        QSignalSpy coverage(&panel, &RerunPanel::liveCoverage);
+        panel.rerun();
+        QVERIFY(service.isRunning());
+        QVERIFY(!panel.rerunEnabled());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        const auto outcome = finished.front().front().value<RerunOutcome>();
+        QVERIFY2(outcome.completed, qPrintable(outcome.message));
+        QCOMPARE(outcome.record, rec);
+        QVERIFY2(!outcome.flags.filter(QStringLiteral("low_coverage")).isEmpty(), qPrintable(outcome.flags.join(QLatin1Char('\n'))));
+        QVERIFY(panel.rerunEnabled());
+        QCOMPARE(coverage.count(), outcome.coverage ? 1 : 0);
+        // A record the project has no candidate spec for is refused with the reason.
+        kwb::RecordSet lone;
+        kwb::EvalRecord r;
+        r.id = "not-a-candidate";
+        lone.records.push_back(r);
+        QString why;
+        QVERIFY(!service.start(makeProjectData(std::move(lone)), 0, &why));
+        QVERIFY2(why.contains(QStringLiteral("no candidate spec")), qPrintable(why));
+        qunsetenv("KWB_RUNNER");
+#endif
     }
 
     void exportEachFormat_data()

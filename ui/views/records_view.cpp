@@ -1,6 +1,7 @@
 #include "views/records_view.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -117,15 +118,27 @@ QString recordHtml(const EvalRecord& r, const RecordRow& rr)
     return h;
 }
 
-QString sourceText(const EvalRecord& r)
+// Relative source paths are written relative to wherever the evaluation ran
+// (often the repository root): try the working directory, then the project
+// folder and its ancestors.
+QString sourceText(const EvalRecord& r, const QString& projectDir)
 {
     if (!r.source.code.empty()) return QString::fromStdString(r.source.code);
-    if (!r.source.path.empty()) {
-        QFile f(QString::fromStdString(r.source.path));
-        if (f.open(QIODevice::ReadOnly)) return QString::fromUtf8(f.read(2 << 20));
-        return QObject::tr("// Kernel source: %1 (not found on this machine)").arg(QString::fromStdString(r.source.path));
+    if (r.source.path.empty()) return QObject::tr("// This record carries no kernel source.");
+    const QString path = QString::fromStdString(r.source.path);
+    QStringList candidates{path};
+    if (QFileInfo(path).isRelative()) {
+        QDir dir(projectDir);
+        for (int up = 0; up < 4; ++up) {
+            candidates << dir.filePath(path);
+            if (!dir.cdUp()) break;
+        }
     }
-    return QObject::tr("// This record carries no kernel source.");
+    for (const auto& c : candidates) {
+        QFile f(c);
+        if (f.open(QIODevice::ReadOnly)) return QString::fromUtf8(f.read(2 << 20));
+    }
+    return QObject::tr("// Kernel source: %1 (not found on this machine)").arg(path);
 }
 
 } // namespace
@@ -359,7 +372,12 @@ void RecordsView::showDetail(int rec)
     }
     const EvalRecord& r = m_data->records->records[static_cast<std::size_t>(rec)];
     m_detail->setHtml(recordHtml(r, (*m_data->rows)[static_cast<std::size_t>(rec)]));
-    m_source->setPlainText(sourceText(r));
+    m_source->setPlainText(sourceText(r, m_data->project.baseDir()));
+}
+
+QString RecordsView::sourceShown() const
+{
+    return m_source->toPlainText();
 }
 
 QString RecordsView::detailHtml() const

@@ -39,6 +39,7 @@ public:
     RecordFilterProxy* proxy() const { return m_proxy; }
     QTableView* table() const { return m_table; }
     QString detailHtml() const;
+    QString sourceShown() const;
 
 Q_SIGNALS:
     void recordSelected(int recordIndex);
