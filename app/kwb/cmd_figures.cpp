@@ -21,7 +21,7 @@ namespace kwb::cli {
 
 int runFigures(const Args& args)
 {
-    ArgParser p("figures", "kwb figures [--preset NAME] --out DIR [PROJECT | FILE...]",
+    ArgParser p("figures", "kwb figures [--preset NAME] [--record ID] --out DIR [PROJECT | FILE...]",
         "Renders the standard figure set of a project without a display: the speedup\n"
         "distribution (histogram on a log axis, ECDF, fast_p over p, box per group), the\n"
         "addressable-fraction pies of every profiled workload and the coverage heatmap of\n"
@@ -31,6 +31,8 @@ int runFigures(const Args& args)
     p.option("out", "DIR", "folder for the figures (created if missing)");
     p.option("preset", "NAME", "figure preset: single-column, double-column, single-column-tall, slide", "single-column");
     p.option("group-by", "FIELD", "group the distributions by this record field (default: the project's, else model)");
+    p.option("record", "ID", "record whose coverage grid the heatmap shows (default: the most suspicious one with a "
+                             "grid that has written and unwritten tiles)");
     p.flag("list-presets", "print the presets with their sizes and exit");
     p.epilog("Figures a project has no data for (no traces, no coverage grid) are skipped with a\n"
              "note on stderr. Exit status: 0 figures written, 1 nothing could be rendered or a file\n"
@@ -89,7 +91,8 @@ int runFigures(const Args& args)
 
     const ProjectDataPtr data = loadProjectData(project);
     for (const auto& m : data->messages) std::fprintf(stderr, "kwb figures: note: %s\n", m.toUtf8().constData());
-    const FigureSetResult result = renderStandardFigures(*data, *preset, QString::fromStdString(*out));
+    const QString record = p.value("record") ? QString::fromStdString(*p.value("record")) : QString();
+    const FigureSetResult result = renderStandardFigures(*data, *preset, QString::fromStdString(*out), record);
     for (const auto& s : result.skipped) std::fprintf(stderr, "kwb figures: skipped %s\n", s.toUtf8().constData());
     for (const auto& e : result.errors) std::fprintf(stderr, "kwb figures: error: %s\n", e.toUtf8().constData());
     for (const auto& w : result.written) std::printf("%s\n", w.toUtf8().constData());

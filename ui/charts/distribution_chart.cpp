@@ -11,6 +11,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QValueAxis>
+#include <QFontMetricsF>
 
 #include <cmath>
 
@@ -100,9 +101,15 @@ void addReferenceLine(QChart* chart, QAbstractAxis* x, QAbstractAxis* y, double 
     for (auto* m : chart->legend()->markers(line)) m->setVisible(false);
 }
 
-void finishLegend(QChart* chart, const DistributionData& data)
+// A legend that does not fit in one row above the plot goes to the right,
+// one entry per line, so labels are not cut to "s...".
+void finishLegend(QChart* chart, const DistributionData& data, const FigureStyle& style, int widthPx)
 {
     chart->legend()->setVisible(data.groups.size() > 1);
+    const QFontMetricsF fm(style.font);
+    double needed = 0;
+    for (const auto& g : data.groups) needed += fm.horizontalAdvance(g.name) + 2.5 * fm.height();
+    if (needed > 0.95 * widthPx) chart->legend()->setAlignment(Qt::AlignRight);
 }
 
 QChart* emptyChart(const FigureStyle& style)
@@ -113,7 +120,7 @@ QChart* emptyChart(const FigureStyle& style)
     return chart;
 }
 
-QChart* histogramChart(const DistributionData& data, const LogHistogram& h, const FigureStyle& style)
+QChart* histogramChart(const DistributionData& data, const LogHistogram& h, const FigureStyle& style, int widthPx)
 {
     QChart* chart = makeChart(style);
     auto* x = logAxis(h.edges.front(), h.edges.back());
@@ -147,7 +154,7 @@ QChart* histogramChart(const DistributionData& data, const LogHistogram& h, cons
         area->attachAxis(y);
     }
     if (h.edges.front() < 1.0 && h.edges.back() > 1.0) addReferenceLine(chart, x, y, 1.0, 0, y->max(), style);
-    finishLegend(chart, data);
+    finishLegend(chart, data, style, widthPx);
     return chart;
 }
 
@@ -183,7 +190,7 @@ QChart* ecdfChart(const DistributionData& data, const FigureStyle& style, int pl
         line->attachAxis(y);
     }
     if (x->min() < 1.0 && x->max() > 1.0) addReferenceLine(chart, x, y, 1.0, 0, 1, style);
-    finishLegend(chart, data);
+    finishLegend(chart, data, style, plotWidthPx);
     return chart;
 }
 
@@ -202,7 +209,7 @@ QChart* fastPChart(const DistributionData& data, const FigureStyle& style, int p
     y->setRange(0, std::max(0.1, std::min(1.0, yMax * 1.1)));
     y->applyNiceNumbers();
     styleAxis(x, style, QObject::tr("Speedup threshold p"));
-    styleAxis(y, style, QObject::tr("fast_p (correct and speedup > p)"));
+    styleAxis(y, style, QObject::tr("fast_p"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     for (std::size_t g = 0; g < data.groups.size(); ++g) {
@@ -228,7 +235,7 @@ QChart* fastPChart(const DistributionData& data, const FigureStyle& style, int p
         line->attachAxis(y);
     }
     if (x->max() > 1.0) addReferenceLine(chart, x, y, 1.0, 0, y->max(), style);
-    finishLegend(chart, data);
+    finishLegend(chart, data, style, plotWidthPx);
     return chart;
 }
 
@@ -316,7 +323,7 @@ QChart* buildDistributionChart(const DistributionData& data, const LogHistogram&
     switch (kind) {
     case DistributionKind::Histogram:
         if (histogram.edges.size() < 2) return emptyChart(style);
-        return histogramChart(data, histogram, style);
+        return histogramChart(data, histogram, style, plotWidthPx);
     case DistributionKind::Ecdf: return ecdfChart(data, style, plotWidthPx);
     case DistributionKind::FastP: return fastPChart(data, style, plotWidthPx);
     case DistributionKind::Box: return boxChart(data, style);

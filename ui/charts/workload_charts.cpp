@@ -88,7 +88,7 @@ QChart* buildWorkloadPie(const WorkloadSummary& w, const QMap<QString, QColor>& 
     chart->setBackgroundBrush(style.background);
     chart->setMargins(QMargins(0, 0, 0, 0));
     chart->layout()->setContentsMargins(0, 0, 0, 0);
-    chart->setTitleFont(style.titleFont);
+    chart->setTitleFont(legend ? style.titleFont : style.font);
     chart->setTitleBrush(style.foreground);
     // Small multiples (no legend) keep the title short enough for narrow cells.
     chart->setTitle(w.name.toHtmlEscaped() + QLatin1String("<br>") +
@@ -176,7 +176,13 @@ void paintWorkloadPies(QPainter& p, const QRectF& rect, const std::vector<Worklo
         }
         x += itemW;
     }
-    const double legendH = rows * (fm.height() + 2) + fm.height() + 6;
+    const QString note = QObject::tr("Exploded, warm slices: addressable (framework, Triton) kernels; cool slices: "
+                                     "vendor libraries. Percent: addressable share of GPU kernel time.");
+    // Narrower than the figure: SVG viewers may substitute a wider font.
+    const double noteWidth = (rect.width() - 8) * 0.9;
+    const double noteH =
+        fm.boundingRect(QRectF(0, 0, noteWidth, 1000), Qt::TextWordWrap | Qt::AlignLeft, note).height();
+    const double legendH = rows * (fm.height() + 2) + noteH + 6;
     const QRectF grid(rect.left(), rect.top(), rect.width(), rect.height() - legendH);
 
     // Grid of cells close to square.
@@ -205,10 +211,8 @@ void paintWorkloadPies(QPainter& p, const QRectF& rect, const std::vector<Worklo
     p.setFont(style.font);
     p.setPen(style.foreground);
     double y = grid.bottom() + 4;
-    p.drawText(QRectF(rect.left() + 4, y, rect.width() - 8, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-        QObject::tr("Exploded, warm slices: addressable (framework, Triton) kernels, with their share of GPU time "
-                    "under each name; cool slices: vendor libraries"));
-    y += fm.height() + 2;
+    p.drawText(QRectF(rect.left() + 4, y, noteWidth, noteH), Qt::AlignLeft | Qt::TextWordWrap, note);
+    y += noteH + 2;
     x = rect.left() + 4;
     for (const auto& c : legendItems) {
         const double itemW = sw + 4 + fm.horizontalAdvance(c) + 10;

@@ -2,6 +2,8 @@
 
 #include <QDir>
 
+#include <algorithm>
+
 #include "charts/distribution_chart.h"
 #include "charts/heatmap_renderer.h"
 #include "charts/workload_charts.h"
@@ -68,14 +70,22 @@ void writeAll(const FigureSource& source, const FigurePreset& preset, const QStr
 
 int heatmapRecord(const ProjectData& data)
 {
-    for (int i : SuspiciousModel::rank(data))
+    auto varied = [&data](int i) {
+        const auto& v = data.records->records[static_cast<std::size_t>(i)].verification.coverage->grid.writtenFraction;
+        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        return lo != v.end() && *hi - *lo > 0.05f;
+    };
+    for (int i : data.suspicious)
+        if ((*data.rows)[static_cast<std::size_t>(i)].hasGrid && varied(i)) return i;
+    for (int i : data.suspicious)
         if ((*data.rows)[static_cast<std::size_t>(i)].hasGrid) return i;
     for (std::size_t i = 0; i < data.rows->size(); ++i)
         if ((*data.rows)[i].hasGrid) return static_cast<int>(i);
     return -1;
 }
 
-FigureSetResult renderStandardFigures(const ProjectData& data, const FigurePreset& preset, const QString& outDir)
+FigureSetResult renderStandardFigures(const ProjectData& data, const FigurePreset& preset, const QString& outDir,
+    const QString& heatmapRecordId)
 {
     FigureSetResult result;
     if (!QDir().mkpath(outDir)) {
@@ -102,13 +112,18 @@ FigureSetResult renderStandardFigures(const ProjectData& data, const FigurePrese
         writeAll(PiesFigure(data.workloads), preset, dir.filePath(QStringLiteral("addressable_pies")), result);
     }
 
-    const int rec = heatmapRecord(data);
+    int rec = heatmapRecordId.isEmpty() ? heatmapRecord(data) : -1;
+    if (!heatmapRecordId.isEmpty()) {
+        for (std::size_t i = 0; i < data.rows->size(); ++i)
+            if ((*data.rows)[i].id == heatmapRecordId && (*data.rows)[i].hasGrid) rec = static_cast<int>(i);
+        if (rec < 0) result.errors << QObject::tr("%1: no such record with a coverage grid").arg(heatmapRecordId);
+    }
     if (rec < 0) {
-        result.skipped << QObject::tr("coverage heatmap: no record has a coverage grid");
+        if (heatmapRecordId.isEmpty()) result.skipped << QObject::tr("coverage heatmap: no record has a coverage grid");
     } else {
         const EvalRecord& r = data.records->records[static_cast<std::size_t>(rec)];
         const HeatmapData heat = makeHeatmap(r.verification.coverage->grid, r.verification.coverage,
-            QObject::tr("Coverage of %1 (%2)").arg(QString::fromStdString(r.id), QString::fromStdString(r.problem.label())));
+            QObject::tr("Coverage of %1").arg(QString::fromStdString(r.id)));
         if (heat.isNull()) result.skipped << QObject::tr("coverage heatmap: the grid of %1 is malformed").arg(QString::fromStdString(r.id));
         else writeAll(HeatmapFigure(heat), preset, dir.filePath(QStringLiteral("coverage_heatmap")), result);
     }

@@ -17,10 +17,14 @@ struct FigureSetResult {
     QStringList errors;  // "file: reason"
 };
 
-FigureSetResult renderStandardFigures(const ProjectData& data, const FigurePreset& preset, const QString& outDir);
+// `heatmapRecordId`: the record whose grid the heatmap shows; empty = heatmapRecord().
+FigureSetResult renderStandardFigures(const ProjectData& data, const FigurePreset& preset, const QString& outDir,
+    const QString& heatmapRecordId = {});
 
-// The record whose coverage grid the heatmap figure shows: the highest-ranked
-// flagged record with a grid, else any record with a grid; -1 when none.
+// The record whose coverage grid the heatmap figure shows by default: the
+// highest-ranked flagged record whose grid has both written and unwritten
+// tiles (the picture shows where), else the highest-ranked flagged record with
+// a grid, else any record with a grid; -1 when none.
 int heatmapRecord(const ProjectData& data);
 
 } // namespace kwb::ui
