@@ -2,7 +2,10 @@
 // the main window's load, pick and save paths.
 #include <QChart>
 #include <QChartView>
+#include <QMimeData>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QUrl>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -423,6 +426,28 @@ private Q_SLOTS:
         const QString pdf = dir.filePath(QStringLiteral("view.pdf"));
         QVERIFY2(again.exportCurrentView(pdf, &error), qPrintable(error));
         QVERIFY(QFileInfo(pdf).size() > 1000);
+    }
+
+    void dropAndRecentFiles()
+    {
+        QCoreApplication::setOrganizationName(QStringLiteral("KernelWorkbenchTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_ui_views"));
+        QSettings().remove(QStringLiteral("recentFiles"));
+        MainWindow window;
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(testData("records/good.jsonl"))});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QCoreApplication::sendEvent(&window, &drop);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+        QCOMPARE(window.projectData()->records->records.size(), std::size_t(3));
+        QCOMPARE(window.currentProject().records, QStringList{testData("records/good.jsonl")});
+        QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0),
+            QFileInfo(testData("records/good.jsonl")).absoluteFilePath());
+        QSettings().remove(QStringLiteral("recentFiles"));
     }
 
     void loadingCanBeCancelled()
