@@ -16,6 +16,7 @@
 #include "gpu/cublas_reference.h"
 #include "gpu/cupti_tracer.h"
 #include "gpu/device_info.h"
+#include "gpu/device_metrics.h"
 #include "gpu/driver_api.h"
 #include "gpu/gpu_check.h"
 #include "gpu/input_generator.h"
@@ -639,6 +640,25 @@ Status Run::coverage()
     return Status::ok();
 }
 
+OutputMetrics toOutputMetrics(const DeviceOutputMetrics& d)
+{
+    OutputMetrics m;
+    m.count = d.count;
+    m.allclose = d.allclose;
+    m.outOfTolerance = d.outOfTolerance;
+    m.outOfToleranceShare = d.outOfToleranceShare;
+    m.firstMismatch = d.firstMismatch;
+    m.maxAbsError = d.maxAbsError;
+    m.relL2Error = d.relL2Error;
+    m.refRms = d.refRms;
+    m.maxErrorOverRefRms = d.maxErrorOverRefRms;
+    m.nanCount = d.nanCount;
+    m.infCount = d.infCount;
+    m.refNanCount = d.refNanCount;
+    m.refInfCount = d.refInfCount;
+    return m;
+}
+
 Status Run::correctness()
 {
     const int trials = std::max(1, m_req.options.correctnessTrials);
@@ -646,6 +666,13 @@ Status Run::correctness()
     std::vector<InputCheck> inputChecks(m_inputs.size());
     for (std::size_t i = 0; i < m_outputs.size(); ++i) checks[i].output = m_outputs[i].spec.name;
     for (std::size_t i = 0; i < m_inputs.size(); ++i) inputChecks[i].input = m_inputs[i].spec.name;
+    // Outputs are compared on the device (one pass, no copies); the host
+    // comparison stays only for when the device's small scratch cannot be had.
+    // The determinism re-run is compared with a device copy of the first run,
+    // or with host bytes when there is no memory for that copy.
+    DeviceMetrics metrics;
+    bool hostMetrics = false;
+    std::vector<DeviceBuffer> firstRunDevice(m_outputs.size());
     std::vector<std::vector<unsigned char>> firstRun(m_outputs.size());
 
     for (int trial = 0; trial < trials; ++trial) {
@@ -685,13 +712,33 @@ Status Run::correctness()
         }
         for (std::size_t i = 0; i < m_outputs.size(); ++i) {
             Tensor& t = m_outputs[i];
-            KWB_ASSIGN_OR_RETURN(std::vector<float> out, hostFloat(t, false));
-            KWB_ASSIGN_OR_RETURN(std::vector<float> ref, hostFloat(t, true));
-            const OutputMetrics m = compareOutputs(out, ref, m_tol);
+            OutputMetrics m;
+            bool zerosPass = false;
+            if (!hostMetrics) {
+                if (t.type != ElemType::F32)
+                    KWB_RETURN_IF_ERROR(convertToFloat(t.data.get(), t.asFloat.asFloat(), t.count(), t.type, m_st.stream));
+                Result<DeviceOutputMetrics> d =
+                    metrics.compare(t.floatData(), t.reference.asFloat(), t.count(), m_tol.atol, m_tol.rtol, m_st.stream);
+                if (d) {
+                    m = toOutputMetrics(*d);
+                    zerosPass = d->zerosPass;
+                } else if (d.status().code() == ErrorCode::OutOfMemory) {
+                    cudaGetLastError(); // an allocation failure is not sticky; clear it
+                    hostMetrics = true;
+                } else {
+                    return d.status();
+                }
+            }
+            if (hostMetrics) {
+                KWB_ASSIGN_OR_RETURN(std::vector<float> out, hostFloat(t, false));
+                KWB_ASSIGN_OR_RETURN(std::vector<float> ref, hostFloat(t, true));
+                m = compareOutputs(out, ref, m_tol);
+                zerosPass = zerosPassAllclose(ref, m_tol);
+            }
             OutputCheck& c = checks[i];
             ++c.trials;
             if (m.allclose) ++c.trialsPassed;
-            c.zerosPass = c.zerosPass || zerosPassAllclose(ref, m_tol);
+            c.zerosPass = c.zerosPass || zerosPass;
             const bool worse = c.trials == 1 || m.outOfToleranceShare > c.outOfToleranceShare ||
                                (m.outOfToleranceShare == c.outOfToleranceShare && m.relL2Error > c.relL2Error);
             if (worse) {
@@ -707,7 +754,18 @@ Status Run::correctness()
                 c.infCount = m.infCount;
             }
             if (trial == 0) {
-                KWB_ASSIGN_OR_RETURN(firstRun[i], hostBytes(t));
+                const std::int64_t bytes = t.count() * elemBytes(t.type);
+                Status kept = firstRunDevice[i].allocate(bytes);
+                if (kept.isOk()) {
+                    KWB_CUDA_CHECK(cudaMemcpyAsync(firstRunDevice[i].get(), t.data.get(), static_cast<std::size_t>(bytes),
+                        cudaMemcpyDeviceToDevice, m_st.stream));
+                } else if (kept.code() == ErrorCode::OutOfMemory) {
+                    firstRunDevice[i] = DeviceBuffer();
+                    cudaGetLastError(); // the failed allocation's error, not the candidate's
+                    KWB_ASSIGN_OR_RETURN(firstRun[i], hostBytes(t));
+                } else {
+                    return kept;
+                }
             }
         }
         if (trial == 0) {
@@ -719,11 +777,18 @@ Status Run::correctness()
             if (m_stopped) return Status::ok();
             for (std::size_t i = 0; i < m_outputs.size(); ++i) {
                 const Tensor& t = m_outputs[i];
-                KWB_ASSIGN_OR_RETURN(std::vector<unsigned char> again, hostBytes(t));
-                const auto w = static_cast<std::size_t>(elemBytes(t.type));
                 std::int64_t differing = 0;
-                for (std::size_t e = 0; e + w <= again.size(); e += w)
-                    if (std::memcmp(&again[e], &firstRun[i][e], w) != 0) ++differing;
+                if (firstRunDevice[i].get()) {
+                    KWB_ASSIGN_OR_RETURN(differing, metrics.countDiffering(firstRunDevice[i].get(), t.data.get(),
+                                                        t.count(), elemBytes(t.type), m_st.stream));
+                    firstRunDevice[i] = DeviceBuffer();
+                } else {
+                    KWB_ASSIGN_OR_RETURN(std::vector<unsigned char> again, hostBytes(t));
+                    const auto w = static_cast<std::size_t>(elemBytes(t.type));
+                    for (std::size_t e = 0; e + w <= again.size(); e += w)
+                        if (std::memcmp(&again[e], &firstRun[i][e], w) != 0) ++differing;
+                    firstRun[i] = {};
+                }
                 checks[i].deterministic = differing == 0;
                 checks[i].nondeterministicElements = differing;
             }
