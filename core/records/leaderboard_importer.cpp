@@ -71,7 +71,10 @@ RecordSet importLeaderboard(std::string_view text, const std::string& fileName)
         EvalRecord r;
         r.problem.suite = "KernelBench";
         r.problem.level = level->get<std::int64_t>();
-        r.problem.id = problemId->get<std::int64_t>();
+        // The leaderboard numbers problems from 0 (level 1 has ids 0..98; its id 39 samples
+        // implement 40_LayerNorm.py); KernelBench's files and baseline tables count from 1.
+        r.problem.id = problemId->get<std::int64_t>() + 1;
+        r.extra.push_back({"problem_id", problemId->dump()});
         r.model = model->get<std::string>();
         r.run = "leaderboard";
         r.outcome = Outcome::Correct;

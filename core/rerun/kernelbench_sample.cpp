@@ -188,9 +188,8 @@ Result<RerunRequest> kernelBenchRequest(const KernelBenchProblemFile& problem, c
 
 std::optional<std::int64_t> kernelBenchFileNumber(const EvalRecord& record)
 {
-    if (!record.problem.id) return std::nullopt;
-    const bool leaderboard = record.id.rfind("leaderboard/", 0) == 0 || record.run == "leaderboard";
-    return *record.problem.id + (leaderboard ? 1 : 0);
+    // Importers store KernelBench's file number (the leaderboard importer shifts its 0-based ids).
+    return record.problem.id;
 }
 
 Result<KernelBenchProblemFile> problemForRecord(const EvalRecord& record, const std::string& kernelbenchDir)

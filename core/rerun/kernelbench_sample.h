@@ -75,10 +75,9 @@ struct KernelBenchSampleOptions {
 Result<KernelBenchProblemFile> problemForRecord(const EvalRecord& record, const std::string& kernelbenchDir);
 
 // The number of the record's problem file in KernelBench's layout
-// ({number}_{Name}.py). KernelBench files are numbered from 1, but the
-// leaderboard's raw_data.json numbers problems from 0 (level 1 has ids 0..98;
-// its samples for id 95 implement 96_HuberLoss.py's smooth L1 loss), so a
-// leaderboard record (id "leaderboard/...") maps to problem_id + 1.
+// ({number}_{Name}.py): the record's problem.id. (The leaderboard's raw_data.json
+// numbers problems from 0 — its samples for id 95 implement 96_HuberLoss.py —
+// and its importer stores id + 1.)
 std::optional<std::int64_t> kernelBenchFileNumber(const EvalRecord& record);
 
 // Request for a record that isKernelBenchSample(). Reads files.

@@ -134,7 +134,11 @@ private Q_SLOTS:
         QCOMPARE(perModel["o1-preview-2024-09-12"], 115);
         QCOMPARE(perModel["deepseek"], 76);
         const EvalRecord& first = set.records[0];
-        QCOMPARE(*first.problem.id, std::int64_t(39));
+        QCOMPARE(*first.problem.id, std::int64_t(40)); // raw problem_id 39 counts from 0: 40_LayerNorm
+        const RawField* rawId = findRaw(first.extra, "problem_id");
+        QVERIFY(rawId != nullptr);
+        QCOMPARE(kwbtest::qs(rawId->json), QStringLiteral("39"));
+        QVERIFY(first.source.code.find("layernorm") != std::string::npos);
         QCOMPARE(*first.speedup, 0.0136585366);
         QCOMPARE(*first.candidate.meanMs, 451.0);
         QCOMPARE(first.baselines.size(), std::size_t(2));
