@@ -182,6 +182,13 @@ void MainWindow::buildMenus()
         m_presetGroup->addAction(a);
     }
     setFigurePreset(QStringLiteral("single-column"));
+    QMenu* rerun = menuBar()->addMenu(tr("&Re-run"));
+    rerun->addAction(tr("&KernelBench Checkout…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this,
+            tr("KernelBench checkout (its KernelBench/levelN problem files are used for KernelBench samples)"),
+            RerunService::kernelBenchDir());
+        if (!dir.isEmpty()) RerunService::setKernelBenchDir(dir);
+    });
     QAction* messages = view->addAction(tr("&Messages"));
     connect(messages, &QAction::triggered, this, [this] {
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("messages"))) dock->show();

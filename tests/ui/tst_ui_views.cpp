@@ -271,6 +271,35 @@ private Q_SLOTS:
         QVERIFY(inkPixels(view.grab().toImage()) > 5000);
     }
 
+    // KernelBench samples (ModelNew modules, e.g. leaderboard records) re-run through the
+    // PyTorch bridge; where Python has no torch the panel says exactly that for them.
+    void kernelBenchSampleNeedsPyTorch()
+    {
+        if (!RerunService::buildHasRerun()) QSKIP("this build has no re-run client");
+        if (QProcess::execute(QStringLiteral("python3"), {QStringLiteral("-c"), QStringLiteral("import torch")}) == 0)
+            QSKIP("python3 here has PyTorch: this test checks the answer without it");
+        qputenv("KWB_TORCH_BRIDGE", KWB_TORCH_BRIDGE_SCRIPT);
+        qunsetenv("KWB_PYTHON");
+        Project p;
+        p.records = {QStringLiteral(KWB_SOURCE_DATASETS "/../tests/data/kernelbench_bridge/samples.jsonl")};
+        const ProjectDataPtr data = loadProjectData(p);
+        QVERIFY(data->records && !data->records->records.empty());
+        RerunService service;
+        RerunPanel panel(&service);
+        panel.setProjectData(data);
+        QSignalSpy probed(&service, &RerunService::availabilityChanged);
+        service.probe();
+        QTRY_COMPARE_WITH_TIMEOUT(probed.count(), 1, 30000);
+        QString why;
+        QVERIFY(!service.canRerun(data.get(), 0, &why));
+        QVERIFY2(why.contains(QStringLiteral("PyTorch")), qPrintable(why));
+        panel.setRecord(0);
+        QVERIFY(!panel.rerunEnabled());
+        QVERIFY2(panel.stateText().contains(QStringLiteral("KernelBench sample")), qPrintable(panel.stateText()));
+        QVERIFY(!service.start(data, 0, &why));
+        qunsetenv("KWB_TORCH_BRIDGE");
+    }
+
     void liveRerunThroughTheRunnerProtocol()
     {
 #ifndef KWB_FAKE_RUNNER

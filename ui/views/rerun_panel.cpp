@@ -73,12 +73,13 @@ void RerunPanel::updateState()
     const bool running = m_service->isRunning();
     m_progress->setVisible(running);
     m_cancel->setVisible(running);
-    if (!m_service->isAvailable()) {
-        m_state->setText(tr("Live re-run unavailable: %1").arg(m_service->unavailableReason()));
+    QString reason;
+    if (!m_service->canRerun(m_data.get(), m_record, &reason) && (m_record >= 0 || !m_service->isAvailable())) {
+        m_state->setText(tr("Live re-run unavailable: %1").arg(reason));
         m_run->setEnabled(false);
         return;
     }
-    m_state->setText(m_service->unavailableReason()); // the "available" line names the device
+    m_state->setText(reason); // the "available" line names the device
     m_run->setEnabled(!running && m_record >= 0);
 }
 

@@ -1,12 +1,14 @@
 #include "views/rerun_service.h"
 
 #include <QFileInfo>
+#include <QSettings>
 #include <QtConcurrent/QtConcurrentRun>
 
 #ifdef KWB_HAVE_RERUN
 #include "problems/candidate_spec.h"
 #include "problems/problem_spec.h"
 #include "rerun/flags.h"
+#include "rerun/kernelbench_sample.h"
 #include "rerun/process_client.h"
 #endif
 
@@ -18,6 +20,7 @@ struct RerunService::Shared {
     bool fresh = false;
 #ifdef KWB_HAVE_RERUN
     std::unique_ptr<ProcessClient> client; // used by one worker at a time
+    std::unique_ptr<ProcessClient> bridge; // the PyTorch bridge, for KernelBench samples
 #endif
 };
 
@@ -92,6 +95,21 @@ bool RerunService::buildHasRerun()
 #endif
 }
 
+namespace {
+constexpr char kKernelBenchDirKey[] = "rerun/kernelbench_dir";
+}
+
+QString RerunService::kernelBenchDir()
+{
+    const QString dir = QSettings().value(QLatin1String(kKernelBenchDirKey)).toString();
+    return dir.isEmpty() ? qEnvironmentVariable("KWB_KERNELBENCH_DIR") : dir;
+}
+
+void RerunService::setKernelBenchDir(const QString& dir)
+{
+    QSettings().setValue(QLatin1String(kKernelBenchDirKey), dir);
+}
+
 RerunService::RerunService(QObject* parent)
     : QObject(parent), m_shared(std::make_shared<Shared>()), m_cancel(std::make_shared<CancelFlag>())
 {
@@ -110,30 +128,73 @@ RerunService::~RerunService()
 void RerunService::probe()
 {
 #ifdef KWB_HAVE_RERUN
+    struct Probe {
+        bool runner = false;
+        QString runnerReason;
+        bool bridge = false;
+        QString bridgeReason;
+    };
     auto shared = m_shared;
-    QtConcurrent::run([shared]() -> std::pair<bool, QString> {
-        auto runner = findRunner();
-        if (!runner) return {false, qs(runner.status().message())};
+    // One answer for both back ends: kwb-runner for specs, the PyTorch bridge for KernelBench samples.
+    QtConcurrent::run([shared]() -> Probe {
+        Probe p;
         std::lock_guard lock(shared->mutex);
-        if (!shared->client) {
-            ProcessClientOptions options;
-            options.runnerPath = *runner;
-            options.startupTimeoutS = 20;
-            shared->client = std::make_unique<ProcessClient>(options);
+        if (auto runner = findRunner(); !runner) {
+            p.runnerReason = qs(runner.status().message());
+        } else {
+            if (!shared->client) {
+                ProcessClientOptions options;
+                options.runnerPath = *runner;
+                options.startupTimeoutS = 20;
+                shared->client = std::make_unique<ProcessClient>(options);
+            }
+            auto caps = shared->client->capabilities();
+            if (!caps) p.runnerReason = tr("kwb-runner did not start: ") + qs(caps.status().toString());
+            else if (!caps->devicePresent)
+                p.runnerReason = tr("No GPU: ") + (caps->reason.empty() ? tr("kwb-runner found no CUDA device") : qs(caps->reason));
+            else {
+                p.runner = true;
+                p.runnerReason = tr("Re-runs on %1 through %2").arg(qs(caps->device.name), qs(*runner));
+            }
         }
-        auto caps = shared->client->capabilities();
-        if (!caps) return {false, tr("kwb-runner did not start: ") + qs(caps.status().toString())};
-        if (!caps->devicePresent)
-            return {false, tr("No GPU: ") + (caps->reason.empty() ? tr("kwb-runner found no CUDA device") : qs(caps->reason))};
-        return {true, tr("Re-runs on %1 through %2").arg(qs(caps->device.name), qs(*runner))};
-    }).then(this, [this](std::pair<bool, QString> r) {
-        m_available = r.first;
-        m_reason = r.second;
+        if (auto command = findTorchBridge(); !command) {
+            p.bridgeReason = qs(command.status().message());
+        } else {
+            if (!shared->bridge) shared->bridge = std::make_unique<ProcessClient>(torchBridgeClientOptions(*command));
+            auto caps = shared->bridge->capabilities();
+            if (!caps) p.bridgeReason = tr("the PyTorch bridge did not start: ") + qs(caps.status().toString());
+            else if (!caps->devicePresent)
+                p.bridgeReason = caps->reason.empty() ? tr("the PyTorch bridge found no CUDA device") : qs(caps->reason);
+            else {
+                p.bridge = true;
+                p.bridgeReason = tr("KernelBench samples re-run on %1 through the PyTorch bridge").arg(qs(caps->device.name));
+            }
+        }
+        return p;
+    }).then(this, [this](Probe p) {
+        m_available = p.runner;
+        m_reason = p.runnerReason;
+        m_bridgeAvailable = p.bridge;
+        m_bridgeReason = p.bridgeReason;
         Q_EMIT availabilityChanged(m_available, m_reason);
     });
 #else
     Q_EMIT availabilityChanged(false, m_reason);
 #endif
+}
+
+bool RerunService::canRerun(const ProjectData* project, int recordIndex, QString* reason) const
+{
+    const bool valid = project && project->records && recordIndex >= 0
+        && static_cast<std::size_t>(recordIndex) < project->records->records.size();
+#ifdef KWB_HAVE_RERUN
+    if (valid && isKernelBenchSample(project->records->records[static_cast<std::size_t>(recordIndex)])) {
+        if (reason) *reason = m_bridgeAvailable ? m_bridgeReason : tr("KernelBench sample: %1").arg(m_bridgeReason);
+        return m_bridgeAvailable;
+    }
+#endif
+    if (reason) *reason = m_reason;
+    return valid && m_available;
 }
 
 bool RerunService::start(ProjectDataPtr project, int recordIndex, QString* reason)
@@ -142,30 +203,40 @@ bool RerunService::start(ProjectDataPtr project, int recordIndex, QString* reaso
         *reason = tr("A re-run is already running.");
         return false;
     }
-    if (!m_available) {
-        *reason = m_reason;
-        return false;
-    }
     if (!project || recordIndex < 0 || static_cast<std::size_t>(recordIndex) >= project->records->records.size()) {
         *reason = tr("No record selected.");
         return false;
     }
+    if (!canRerun(project.get(), recordIndex, reason)) return false;
 #ifdef KWB_HAVE_RERUN
-    auto specs = resolveSpecs(*project, project->records->records[static_cast<std::size_t>(recordIndex)]);
-    if (!specs) {
-        *reason = qs(specs.status().message());
-        return false;
+    const EvalRecord& record = project->records->records[static_cast<std::size_t>(recordIndex)];
+    RerunRequest request;
+    const bool sample = isKernelBenchSample(record);
+    if (sample) {
+        KernelBenchSampleOptions options;
+        options.kernelbenchDir = kernelBenchDir().toStdString();
+        auto req = kernelBenchRequestFromRecord(record, options);
+        if (!req) {
+            *reason = qs(req.status().message());
+            return false;
+        }
+        request = std::move(req).value();
+    } else {
+        auto specs = resolveSpecs(*project, record);
+        if (!specs) {
+            *reason = qs(specs.status().message());
+            return false;
+        }
+        request.problem = std::move(specs->problem);
+        request.candidate = std::move(specs->candidate);
     }
+    request.id = "gui-" + record.id;
     m_cancel = std::make_shared<CancelFlag>();
     m_running = true;
     m_poll.start();
     auto shared = m_shared;
     auto cancel = m_cancel;
-    RerunRequest request;
-    request.id = "gui-" + project->records->records[static_cast<std::size_t>(recordIndex)].id;
-    request.problem = std::move(specs->problem);
-    request.candidate = std::move(specs->candidate);
-    QtConcurrent::run([shared, cancel, request, recordIndex]() -> RerunOutcome {
+    QtConcurrent::run([shared, cancel, request, recordIndex, sample]() -> RerunOutcome {
         TaskContext ctx;
         ctx.cancel = cancel.get();
         ctx.progress = [shared](const Progress& p) {
@@ -176,12 +247,12 @@ bool RerunService::start(ProjectDataPtr project, int recordIndex, QString* reaso
         ProcessClient* client = nullptr;
         {
             std::lock_guard lock(shared->mutex);
-            client = shared->client.get();
+            client = sample ? shared->bridge.get() : shared->client.get();
         }
         RerunOutcome o;
         o.record = recordIndex;
         if (!client) {
-            o.message = tr("kwb-runner is not running");
+            o.message = sample ? tr("the PyTorch bridge is not running") : tr("kwb-runner is not running");
             return o;
         }
         auto result = client->execute(request, ctx);

@@ -45,8 +45,18 @@ public:
     QString unavailableReason() const { return m_reason; }
     bool isRunning() const { return m_running; }
 
+    // Whether this record can be re-run here, and if not why: KernelBench samples
+    // (a ModelNew module, e.g. leaderboard records) go through the PyTorch bridge,
+    // everything else through kwb-runner; each has its own availability.
+    bool canRerun(const ProjectData* project, int recordIndex, QString* reason) const;
+
     // Starts a re-run; false (and *reason) when the record has no specs or one is running.
     bool start(ProjectDataPtr project, int recordIndex, QString* reason);
+
+    // The KernelBench checkout that KernelBench samples take their problem files
+    // from (a setting; KWB_KERNELBENCH_DIR when unset). Empty: the record's own.
+    static QString kernelBenchDir();
+    static void setKernelBenchDir(const QString& dir);
     void cancel();
 
     // Whether this build contains the re-run client at all.
@@ -67,6 +77,8 @@ private:
     bool m_available = false;
     bool m_running = false;
     QString m_reason;
+    bool m_bridgeAvailable = false;
+    QString m_bridgeReason;
 };
 
 } // namespace kwb::ui
