@@ -63,12 +63,15 @@ GenParams genParamsOf(const TensorSpec& t, std::uint64_t seed)
     case Distribution::Normal: g.distribution = GenDistribution::Normal; break;
     case Distribution::RandInt: g.distribution = GenDistribution::RandInt; break;
     case Distribution::Constant: g.distribution = GenDistribution::Constant; break;
+    case Distribution::Pareto: g.distribution = GenDistribution::Pareto; break;
     }
     g.low = t.low;
     g.high = t.high;
     g.mean = t.mean;
     g.stddev = t.stddev;
     g.value = t.value;
+    g.scale = t.scale;
+    g.alpha = t.alpha;
     g.seed = seed;
     return g;
 }

@@ -80,6 +80,13 @@ __global__ void generateKernel(T* __restrict__ out, std::int64_t n, GenParams p)
             break;
         }
         case GenDistribution::Constant: v = p.value; break;
+        case GenDistribution::Pareto: {
+            // Inverse CDF, as torch.distributions.Pareto samples float32: scale * U^(-1/alpha) with
+            // U in (0, 1] on torch.rand's 2^-24 grid, which also bounds the (heavy) tail the same way.
+            const double u = static_cast<double>((x >> 40) + 1) * 0x1p-24;
+            v = p.scale * pow(u, -1.0 / p.alpha);
+            break;
+        }
         }
         out[i] = fromDouble<T>(v);
     }

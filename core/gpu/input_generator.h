@@ -17,7 +17,7 @@
 
 namespace kwb::gpu {
 
-enum class GenDistribution : std::uint8_t { Uniform, Normal, RandInt, Constant };
+enum class GenDistribution : std::uint8_t { Uniform, Normal, RandInt, Constant, Pareto };
 
 struct GenParams {
     GenDistribution distribution = GenDistribution::Uniform;
@@ -26,6 +26,8 @@ struct GenParams {
     double mean = 0.0;
     double stddev = 1.0;
     double value = 0.0;
+    double scale = 1.0; // pareto
+    double alpha = 1.0; // pareto
     std::uint64_t seed = 0;
 };
 

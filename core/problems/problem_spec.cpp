@@ -53,6 +53,7 @@ const char* distributionName(Distribution d)
     case Distribution::Normal: return "normal";
     case Distribution::RandInt: return "randint";
     case Distribution::Constant: return "constant";
+    case Distribution::Pareto: return "pareto";
     }
     return "uniform";
 }
@@ -63,6 +64,7 @@ std::optional<Distribution> distributionFromName(std::string_view name)
     if (name == "normal") return Distribution::Normal;
     if (name == "randint") return Distribution::RandInt;
     if (name == "constant") return Distribution::Constant;
+    if (name == "pareto") return Distribution::Pareto;
     return std::nullopt;
 }
 
@@ -109,7 +111,7 @@ Status readTensor(const SpecFieldReader& r, const nlohmann::json& j, const std::
 {
     KWB_RETURN_IF_ERROR(r.requireObject(j, path));
     if (input)
-        KWB_RETURN_IF_ERROR(r.checkKeys(j, path, {"name", "shape", "dtype", "distribution", "low", "high", "mean", "std", "value"}));
+        KWB_RETURN_IF_ERROR(r.checkKeys(j, path, {"name", "shape", "dtype", "distribution", "low", "high", "mean", "std", "value", "scale", "alpha"}));
     else
         KWB_RETURN_IF_ERROR(r.checkKeys(j, path, {"name", "shape", "dtype"}));
     KWB_RETURN_IF_ERROR(r.getString(j, path, "name", t.name, true));
@@ -134,7 +136,7 @@ Status readTensor(const SpecFieldReader& r, const nlohmann::json& j, const std::
     std::string dist = "uniform";
     KWB_RETURN_IF_ERROR(r.getString(j, path, "distribution", dist));
     auto d = distributionFromName(dist);
-    if (!d) return r.error(SpecFieldReader::member(path, "distribution"), "unknown distribution '" + dist + "' (uniform, normal, randint, constant)");
+    if (!d) return r.error(SpecFieldReader::member(path, "distribution"), "unknown distribution '" + dist + "' (uniform, normal, randint, constant, pareto)");
     t.distribution = *d;
     if (t.distribution == Distribution::RandInt) t.high = 10.0;
     KWB_RETURN_IF_ERROR(r.getNumber(j, path, "low", t.low));
@@ -142,9 +144,13 @@ Status readTensor(const SpecFieldReader& r, const nlohmann::json& j, const std::
     KWB_RETURN_IF_ERROR(r.getNumber(j, path, "mean", t.mean));
     KWB_RETURN_IF_ERROR(r.getNumber(j, path, "std", t.stddev));
     KWB_RETURN_IF_ERROR(r.getNumber(j, path, "value", t.value));
+    KWB_RETURN_IF_ERROR(r.getNumber(j, path, "scale", t.scale));
+    KWB_RETURN_IF_ERROR(r.getNumber(j, path, "alpha", t.alpha));
     if ((t.distribution == Distribution::Uniform || t.distribution == Distribution::RandInt) && !(t.low < t.high))
         return r.error(path, "'low' must be below 'high'");
     if (t.distribution == Distribution::Normal && !(t.stddev >= 0.0)) return r.error(path, "'std' must be >= 0");
+    if (t.distribution == Distribution::Pareto && !(t.scale > 0.0 && t.alpha > 0.0))
+        return r.error(path, "'scale' and 'alpha' must be > 0");
     return Status::ok();
 }
 
@@ -315,6 +321,10 @@ nlohmann::json tensorJson(const TensorSpec& t, bool input)
             j["std"] = t.stddev;
             break;
         case Distribution::Constant: j["value"] = t.value; break;
+        case Distribution::Pareto:
+            j["scale"] = t.scale;
+            j["alpha"] = t.alpha;
+            break;
         }
     }
     return j;

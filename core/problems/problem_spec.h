@@ -28,8 +28,9 @@ std::int64_t dtypeSize(DType dtype);
 bool isFloating(DType dtype);
 
 // How an input tensor is filled. Uniform is torch.rand-like: [low, high).
-enum class Distribution : std::uint8_t { Uniform, Normal, RandInt, Constant };
-const char* distributionName(Distribution d); // "uniform", "normal", "randint", "constant"
+// Pareto is torch.distributions.Pareto(scale, alpha): scale / U^(1/alpha).
+enum class Distribution : std::uint8_t { Uniform, Normal, RandInt, Constant, Pareto };
+const char* distributionName(Distribution d); // "uniform", "normal", "randint", "constant", "pareto"
 std::optional<Distribution> distributionFromName(std::string_view name);
 
 struct TensorSpec {
@@ -43,6 +44,8 @@ struct TensorSpec {
     double mean = 0.0;   // normal
     double stddev = 1.0; // normal
     double value = 0.0;  // constant
+    double scale = 1.0;  // pareto
+    double alpha = 1.0;  // pareto
 };
 
 // Seeds for input generation. PerTrial: trial t of tensor i uses a seed

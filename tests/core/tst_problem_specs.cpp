@@ -123,6 +123,16 @@ void TestProblemSpecs::roundTripThroughJson()
     QCOMPARE(problemSpecToJson(*again).dump(), problemSpecToJson(*spec).dump());
     QCOMPARE(again->reference.params.at("alpha"), 1e-6);
 
+    // KernelBench's MSELoss inputs: Pareto(0.01, 1.5) survives the round trip.
+    auto mse = loadProblemSpec(std::string(KWB_DATASET_DIR) + "/problems/kb1_94_mse_loss.json");
+    QVERIFY2(mse.isOk(), mse.status().toString().c_str());
+    QCOMPARE(mse->inputs[0].distribution, Distribution::Pareto);
+    QCOMPARE(mse->inputs[1].scale, 0.01);
+    QCOMPARE(mse->inputs[1].alpha, 1.5);
+    auto mseAgain = problemSpecFromJson(problemSpecToJson(*mse), "<json>");
+    QVERIFY2(mseAgain.isOk(), mseAgain.status().toString().c_str());
+    QCOMPARE(problemSpecToJson(*mseAgain).dump(), problemSpecToJson(*mse).dump());
+
     auto cand = loadCandidateSpec(kwbtest::testData("candidates/gemm/honest.json"));
     QVERIFY(cand.isOk());
     auto candAgain = candidateSpecFromJson(candidateSpecToJson(*cand), "<json>");
@@ -171,6 +181,10 @@ void TestProblemSpecs::malformedProblem_data()
         << "{\"schema\": \"kwb.problem/1\", \"id\": \"p\", \"inputs\": [{\"name\": \"x\", \"shape\": [1], \"low\": 2, "
            "\"high\": 1}]}"
         << 1 << 51 << "inputs[0]" << "'low' must be below 'high'";
+    QTest::addRow("pareto scale")
+        << "{\"schema\": \"kwb.problem/1\", \"id\": \"p\", \"inputs\": [{\"name\": \"x\", \"shape\": [1], "
+           "\"distribution\": \"pareto\", \"scale\": 0}]}"
+        << 1 << 51 << "inputs[0]" << "'scale' and 'alpha' must be > 0";
     QTest::addRow("bad tolerance policy")
         << "{\"schema\": \"kwb.problem/1\", \"id\": \"p\", \"outputs\": [{\"name\": \"y\", \"shape\": [1]}], "
            "\"reference\": {\"builtin\": \"relu\"},\n  \"tolerance\": {\"policy\": \"loose\"}}"

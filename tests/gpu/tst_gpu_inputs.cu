@@ -88,6 +88,17 @@ int main()
     GT_CHECK(integral && lo == -3.0 && hi == 6.0);
     GT_CHECK(std::fabs(mean - 1.5) < 0.02);
 
+    // Pareto(scale 0.5, alpha 3): support [0.5, inf), mean alpha*scale/(alpha-1) = 0.75.
+    GenParams pa;
+    pa.distribution = GenDistribution::Pareto;
+    pa.scale = 0.5;
+    pa.alpha = 3.0;
+    pa.seed = deriveSeed(42, 0, 2);
+    moments(generate(n, pa), mean, sd, lo, hi);
+    std::printf("pareto(0.5, 3): mean %.4f min %g\n", mean, lo);
+    GT_CHECK(lo >= 0.5 && lo < 0.5001);
+    GT_CHECK(std::fabs(mean - 0.75) < 0.01);
+
     GenParams c;
     c.distribution = GenDistribution::Constant;
     c.value = 0.25;
