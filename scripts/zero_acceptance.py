@@ -59,6 +59,10 @@ def make_input(t, sizes, gen):
         return torch.randint(int(t.get("low", 0)), int(t.get("high", 10)), shape, device="cuda", generator=gen, dtype=dtype)
     if dist == "constant":
         return torch.full(shape, t.get("value", 0.0), device="cuda", dtype=dtype)
+    if dist == "pareto":
+        # torch.distributions.Pareto(scale, alpha) by inverse CDF on float32 uniforms.
+        u = torch.rand(shape, device="cuda", generator=gen)
+        return t.get("scale", 1.0) * (1.0 - u).pow(-1.0 / t.get("alpha", 1.0))
     raise ValueError("unknown distribution " + dist)
 
 
