@@ -15,24 +15,6 @@ namespace {
 
 constexpr std::size_t kMaxSourceBytes = std::size_t{4} << 20;
 
-bool isIdentifier(std::string_view s)
-{
-    if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-    for (char c : s)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
-    return true;
-}
-
-bool isSpecId(std::string_view s)
-{
-    if (s.empty() || s.size() > 200) return false;
-    for (char c : s)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'
-                || c == '.'))
-            return false;
-    return true;
-}
-
 Status readDims(const SpecFieldReader& r, const nlohmann::json& launch, const std::string& path, const char* key,
     std::array<std::string, 3>& out)
 {

@@ -79,24 +79,6 @@ std::int64_t ResolvedTensor::byteCount() const { return elementCount() * dtypeSi
 
 namespace {
 
-bool isIdentifier(std::string_view s)
-{
-    if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-    for (char c : s)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
-    return true;
-}
-
-bool isSpecId(std::string_view s)
-{
-    if (s.empty() || s.size() > 200) return false;
-    for (char c : s)
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'
-                || c == '.'))
-            return false;
-    return true;
-}
-
 Status checkNames(const SpecFieldReader& r, const std::string& expr, const std::string& path, const SizeMap& sizes)
 {
     auto names = sizeExpressionNames(expr);

@@ -143,4 +143,22 @@ Status SpecFieldReader::getExpression(const nlohmann::json& obj, const std::stri
     return expressionFrom(*v, member(path, key), out);
 }
 
+bool isIdentifier(std::string_view s)
+{
+    if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    return true;
+}
+
+bool isSpecId(std::string_view s)
+{
+    if (s.empty() || s.size() > 200) return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'
+                || c == '.'))
+            return false;
+    return true;
+}
+
 } // namespace kwb

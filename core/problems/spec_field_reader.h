@@ -16,6 +16,11 @@
 
 namespace kwb {
 
+// A C identifier: tensor, size and entry-point names.
+bool isIdentifier(std::string_view s);
+// A spec id: letters, digits, '_', '-', '.', at most 200 characters.
+bool isSpecId(std::string_view s);
+
 class SpecFieldReader {
 public:
     SpecFieldReader(std::string fileName, const JsonPositionIndex* index)
