@@ -17,7 +17,9 @@ public:
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
 
-    static Result<MappedFile> open(const std::string& path);
+    // populate: fault every page in up front (the caller reads all of it and keeps
+    // it resident); otherwise pages come in on first touch.
+    static Result<MappedFile> open(const std::string& path, bool populate = false);
 
     std::string_view data() const { return {m_data, m_size}; }
     std::size_t size() const { return m_size; }

@@ -118,7 +118,7 @@ RecordSet loadRecordFiles(const std::vector<std::string>& paths, const RecordLoa
     for (const auto& file : files) {
         if (ctx.cancelled()) break;
         ctx.report("files", index++, static_cast<std::int64_t>(files.size()));
-        auto mapped = MappedFile::open(file);
+        auto mapped = MappedFile::open(file, true);
         if (!mapped) {
             FileReport r;
             r.file = file;
