@@ -90,8 +90,14 @@ QChart* buildWorkloadPie(const WorkloadSummary& w, const QMap<QString, QColor>& 
     chart->layout()->setContentsMargins(0, 0, 0, 0);
     chart->setTitleFont(legend ? style.titleFont : style.font);
     chart->setTitleBrush(style.foreground);
-    // Small multiples (no legend) keep the title short enough for narrow cells.
-    chart->setTitle(w.name.toHtmlEscaped() + QLatin1String("<br>") +
+    // Small multiples (no legend) keep the title short enough for narrow cells: Qt Charts
+    // elides a title line that does not fit, so a long name breaks after its last '_'.
+    QString name = w.name.toHtmlEscaped();
+    if (!legend && name.size() > 11) {
+        const int cut = name.lastIndexOf(QLatin1Char('_'));
+        if (cut > 0) name = name.left(cut + 1) + QLatin1String("<br>") + name.mid(cut + 1);
+    }
+    chart->setTitle(name + QLatin1String("<br>") +
                     (legend ? QObject::tr("addressable %1%") : QObject::tr("%1% addr."))
                         .arg(100.0 * w.addressableFraction, 0, 'f', 1));
     chart->legend()->setVisible(legend);
