@@ -130,20 +130,11 @@ int runRerun(const Args& args)
     Capabilities caps;
     if (!checkDevice(client, "rerun", exitCode, caps)) return exitCode;
 
-    const CancelFlag* interrupted = installInterruptFlag();
-    StderrProgress progress("rerun", !p.isSet("quiet"));
-    std::vector<RerunOutcome> outcomes;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        TaskContext ctx;
-        ctx.cancel = interrupted;
-        ctx.progress = progress.forItem(i, requests.size(), requests[i].first.candidate.id);
-        RerunOutcome o = runRerun(client, requests[i].first, *requests[i].second, thresholds, ctx);
-        if (o.error.code() == ErrorCode::Cancelled || interrupted->isCancelled()) {
-            std::fprintf(stderr, "kwb rerun: interrupted\n");
-            return 130;
-        }
-        outcomes.push_back(std::move(o));
-    }
+    std::vector<std::pair<const RerunRequest*, const CandidateSpec*>> items;
+    for (const auto& [request, candidate] : requests) items.emplace_back(&request, candidate);
+    auto batch = runBatch(client, items, thresholds, "rerun", p.isSet("quiet"));
+    if (!batch) return 130;
+    const std::vector<RerunOutcome>& outcomes = *batch;
 
     bool errors = false;
     bool unmet = false;

@@ -117,21 +117,12 @@ int runKernelBenchRerun(const ArgParser& p, const RerunOptions& options, const F
     Capabilities caps;
     if (!checkDevice(client, "rerun", exitCode, caps)) return exitCode;
 
-    const CancelFlag* interrupted = installInterruptFlag();
-    StderrProgress progress("rerun", !p.isSet("quiet"));
-    std::vector<RerunOutcome> outcomes;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-        TaskContext ctx;
-        ctx.cancel = interrupted;
-        ctx.progress = progress.forItem(i, requests.size(), requests[i].candidate.id);
-        RerunOutcome o = runRerun(client, requests[i], requests[i].candidate, thresholds, ctx);
-        if (o.error.code() == ErrorCode::Cancelled || interrupted->isCancelled()) {
-            std::fprintf(stderr, "kwb rerun: interrupted\n");
-            return 130;
-        }
-        errors = errors || !o.result;
-        outcomes.push_back(std::move(o));
-    }
+    std::vector<std::pair<const RerunRequest*, const CandidateSpec*>> items;
+    for (const auto& request : requests) items.emplace_back(&request, &request.candidate);
+    auto batch = runBatch(client, items, thresholds, "rerun", p.isSet("quiet"));
+    if (!batch) return 130;
+    const std::vector<RerunOutcome>& outcomes = *batch;
+    for (const auto& o : outcomes) errors = errors || !o.result;
     if (format == "json") {
         nlohmann::json j;
         j["device"] = deviceInfoToJson(caps.device);

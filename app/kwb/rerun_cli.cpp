@@ -219,4 +219,25 @@ const CancelFlag* installInterruptFlag()
     return &g_interrupted;
 }
 
+std::optional<std::vector<RerunOutcome>> runBatch(ProcessClient& client,
+    const std::vector<std::pair<const RerunRequest*, const CandidateSpec*>>& items, const FlagThresholds& thresholds,
+    const char* command, bool quiet)
+{
+    const CancelFlag* interrupted = installInterruptFlag();
+    StderrProgress progress(command, !quiet);
+    std::vector<RerunOutcome> outcomes;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        TaskContext ctx;
+        ctx.cancel = interrupted;
+        ctx.progress = progress.forItem(i, items.size(), items[i].second->id);
+        RerunOutcome o = runRerun(client, *items[i].first, *items[i].second, thresholds, ctx);
+        if (o.error.code() == ErrorCode::Cancelled || interrupted->isCancelled()) {
+            std::fprintf(stderr, "kwb %s: interrupted\n", command);
+            return std::nullopt;
+        }
+        outcomes.push_back(std::move(o));
+    }
+    return outcomes;
+}
+
 } // namespace kwb::cli

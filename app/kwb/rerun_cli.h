@@ -2,6 +2,7 @@
 // Pieces `kwb rerun` and `kwb verify` share: re-run options from the command
 // line, locating specs, starting the runner, progress on stderr, Ctrl-C.
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "rerun/flags.h"
 #include "rerun/process_client.h"
 #include "rerun/protocol.h"
+#include "rerun/rerun_session.h"
 
 namespace kwb::cli {
 
@@ -49,5 +51,11 @@ private:
 
 // Ctrl-C sets this flag instead of killing kwb, so the runner is stopped cleanly.
 const CancelFlag* installInterruptFlag();
+
+// Runs each (request, candidate) on the client in order, with progress on stderr
+// unless quiet. nullopt when Ctrl-C interrupted the batch (already reported).
+std::optional<std::vector<RerunOutcome>> runBatch(ProcessClient& client,
+    const std::vector<std::pair<const RerunRequest*, const CandidateSpec*>>& items, const FlagThresholds& thresholds,
+    const char* command, bool quiet);
 
 } // namespace kwb::cli
