@@ -1,9 +1,9 @@
 // Coverage-scan throughput against the device-to-device copy bandwidth
-// measured in the same run. Usage: bench_coverage_scan [--variant 0..5] [GiB...]
-// (default variant 1, sizes 1 4). A short spin kernel runs before each start
-// event so that the host enqueues the timed work while the GPU is busy: the
-// numbers are device throughput, not host launch latency.
-// Prints a table and one JSON line per case.
+// measured in the same run. Usage: bench_coverage_scan [GiB...] (default 1 4).
+// A short spin kernel runs before each start event so that the host enqueues
+// the timed work while the GPU is busy: the numbers are device throughput,
+// not host launch latency. Copy and scans are timed the same way, events
+// included. Prints a table and one JSON line per case.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -87,11 +87,29 @@ double timeMs(F&& f, int reps)
 }
 
 // Writes every element, or every 333rd (0.3%), with a non-sentinel value.
-__global__ void writer(float* out, std::int64_t n, int every)
+template <typename W>
+__global__ void writer(W* out, std::int64_t n, int every)
 {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-        if (i % every == 0) out[i] = 1.0f;
+        if (i % every == 0) out[i] = static_cast<W>(0x3c00);
+}
+
+void write(void* out, std::int64_t n, int elemBytes, int every)
+{
+    if (elemBytes == 2) writer<std::uint16_t><<<4096, 256>>>(static_cast<std::uint16_t*>(out), n, every);
+    else if (elemBytes == 4) writer<std::uint32_t><<<4096, 256>>>(static_cast<std::uint32_t*>(out), n, every);
+    else writer<unsigned long long><<<4096, 256>>>(static_cast<unsigned long long*>(out), n, every);
+}
+
+ScanLayout grid2d(std::int64_t rows, std::int64_t cols, std::int64_t tilesY, std::int64_t tilesX)
+{
+    ScanLayout l;
+    l.rows = rows;
+    l.cols = cols;
+    l.tileRows = (rows + tilesY - 1) / tilesY;
+    l.tileCols = (cols + tilesX - 1) / tilesX;
+    return l;
 }
 
 // Peer: a plain read of the buffer (xor of every word), the least a scan must do.
@@ -120,12 +138,7 @@ __global__ void plainRead(const uint4* __restrict__ data, std::int64_t vectors, 
 int main(int argc, char** argv)
 {
     std::vector<double> sizes;
-    int variant = 0;
-    for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--variant" && i + 1 < argc) variant = std::atoi(argv[++i]);
-        else sizes.push_back(std::atof(argv[i]));
-    }
-    setCoverageScanVariant(variant);
+    for (int i = 1; i < argc; ++i) sizes.push_back(std::atof(argv[i]));
     if (sizes.empty()) sizes = {1.0, 4.0};
     std::string why;
     if (deviceCount(&why) == 0) {
@@ -134,12 +147,9 @@ int main(int argc, char** argv)
     }
     auto dev = openDevice(0);
     if (!dev) return 1;
-    static const char* kVariants[] = {"__ldcs x4, block segments", "ld.nc.L2::256B x4, block segments",
-        "__ldcs x8, block segments", "__ldcs x4, grid-stride", "__ldcs x8, grid-stride",
-        "__ldcs x4, loads a grid apart"};
-    std::printf("device: %s, %d SMs, L2 %lld MiB, driver %s; scan loads: %s\n", dev->name.c_str(), dev->smCount,
-        static_cast<long long>(dev->l2Bytes >> 20), dev->driverVersionText.c_str(), kVariants[variant % 6]);
-    std::printf("%-34s %9s %10s %10s %10s %9s\n", "case", "out GiB", "scan ms", "scan GB/s", "copy GB/s", "% of copy");
+    std::printf("device: %s, %d SMs, L2 %lld MiB, driver %s\n", dev->name.c_str(), dev->smCount,
+        static_cast<long long>(dev->l2Bytes >> 20), dev->driverVersionText.c_str());
+    std::printf("%-40s %9s %10s %10s %10s %9s\n", "case", "out GiB", "scan ms", "scan GB/s", "copy GB/s", "% of copy");
 
     for (double gib : sizes) {
         const auto bytes = static_cast<std::int64_t>(gib * (1LL << 30));
@@ -163,41 +173,45 @@ int main(int argc, char** argv)
                     else plainRead<true><<<grid, 256>>>(static_cast<const uint4*>(out), vectors, sink);
                 }, kReps);
                 const double gbs = static_cast<double>(bytes) / (ms * 1e6);
-                std::printf("%-34s %9.2f %10.3f %10.0f %10.0f %8.1f%%\n", mode == 0 ? "peer: plain read" : "peer: plain read, __ldcs",
+                std::printf("%-40s %9.2f %10.3f %10.0f %10.0f %8.1f%%\n", mode == 0 ? "peer: plain read" : "peer: plain read, __ldcs",
                     gib, ms, gbs, copyGBs, 100.0 * gbs / copyGBs);
             }
             CHECK_CUDA(cudaFree(sink));
         }
 
         struct Layout {
-            const char* name;
+            std::string name;
+            int elemBytes;
             ScanLayout layout;
             int every;
         };
-        ScanLayout square;
-        square.rows = 16384;
-        square.cols = n / 16384;
-        square.tileRows = 16384 / 32;
-        square.tileCols = (square.cols + 31) / 32;
-        std::vector<Layout> layouts{{"flat 32x32 tiles, all written", ScanLayout::flat(n, 1024), 1},
-            {"flat 32x32 tiles, 0.3% written", ScanLayout::flat(n, 1024), 333}};
-        if (square.elements() == n) layouts.push_back({"2-D 16384 rows, 32x32 tiles", square, 1});
+        std::vector<Layout> layouts{{"fp32 flat 32x32 tiles, all written", 4, ScanLayout::flat(n, 1024), 1},
+            {"fp32 flat 32x32 tiles, 0.3% written", 4, ScanLayout::flat(n, 1024), 333},
+            {"fp32 2-D 16384 rows, 32x32 tiles", 4, grid2d(16384, n / 16384, 32, 32), 1},
+            // 100-element tiles: every warp group is cut at tile edges.
+            {"fp32 2-D 12800 cols, 100-col tiles", 4, grid2d(n / 12800, 12800, 32, 128), 1},
+            // More tiles than pass B's shared-memory histogram: global counters.
+            {"fp32 2-D 16384 rows, 128x128 tiles", 4, grid2d(16384, n / 16384, 128, 128), 1},
+            {"fp16 flat 32x32 tiles, all written", 2, ScanLayout::flat(bytes / 2, 1024), 1},
+            {"fp64 flat 32x32 tiles, all written", 8, ScanLayout::flat(bytes / 8, 1024), 1}};
         for (const auto& L : layouts) {
+            if (L.layout.elements() * L.elemBytes > bytes || L.layout.elements() == 0) continue;
+            const std::int64_t ln = L.layout.elements();
+            const int eb = L.elemBytes;
             CoverageScanner scanner;
-            const unsigned grid = 4096;
-            CHECK_OK(CoverageScanner::fill(out, n, 4, 0, nullptr));
-            writer<<<grid, 256>>>(static_cast<float*>(out), n, L.every);
-            const double firstMs = timeMs([&] { CHECK_OK(scanner.scanFirst(out, L.layout, 4, nullptr)); }, kReps);
-            CHECK_OK(CoverageScanner::fill(out, n, 4, 1, nullptr));
-            writer<<<grid, 256>>>(static_cast<float*>(out), n, L.every);
-            // Pass B alone, after a fresh pass A each time (pass B rewrites part of the mask).
+            CHECK_OK(CoverageScanner::fill(out, ln, eb, 0, nullptr));
+            write(out, ln, eb, L.every);
+            const double firstMs = timeMs([&] { CHECK_OK(scanner.scanFirst(out, L.layout, eb, nullptr)); }, kReps);
+            CHECK_OK(CoverageScanner::fill(out, ln, eb, 1, nullptr));
+            write(out, ln, eb, L.every);
+            // Pass B (with the tally), after a fresh pass A each time.
             std::vector<double> second;
             cudaEvent_t a;
             cudaEvent_t b;
             cudaEventCreate(&a);
             cudaEventCreate(&b);
             for (int i = 0; i < kReps; ++i) {
-                CHECK_OK(scanner.scanFirst(out, L.layout, 4, nullptr)); // compares with A: nothing "written" in A
+                CHECK_OK(scanner.scanFirst(out, L.layout, eb, nullptr));
                 headStart();
                 cudaEventRecord(a);
                 CHECK_OK(scanner.scanSecond(out, nullptr));
@@ -210,26 +224,26 @@ int main(int argc, char** argv)
             cudaEventDestroy(a);
             cudaEventDestroy(b);
             const double secondMs = median(second);
-            const double fillMs = timeMs([&] { CHECK_OK(CoverageScanner::fill(out, n, 4, 1, nullptr)); }, kReps);
+            const double fillMs = timeMs([&] { CHECK_OK(CoverageScanner::fill(out, ln, eb, 1, nullptr)); }, kReps);
+            const double scanned = static_cast<double>(ln * eb);
             for (int pass = 0; pass < 2; ++pass) {
                 const double ms = pass == 0 ? firstMs : secondMs;
-                const double gbs = static_cast<double>(bytes) / (ms * 1e6);
-                std::printf("%-34s %9.2f %10.3f %10.0f %10.0f %8.1f%%\n",
-                    (std::string(L.name) + (pass == 0 ? " [A]" : " [B]")).c_str(), gib, ms, gbs, copyGBs,
-                    100.0 * gbs / copyGBs);
+                const double gbs = scanned / (ms * 1e6);
+                std::printf("%-40s %9.2f %10.3f %10.0f %10.0f %8.1f%%\n", (L.name + (pass == 0 ? " [A]" : " [B]")).c_str(),
+                    scanned / (1LL << 30), ms, gbs, copyGBs, 100.0 * gbs / copyGBs);
                 std::printf("JSON {\"bench\":\"coverage_scan\",\"case\":\"%s\",\"pass\":\"%s\",\"output_bytes\":%lld,"
-                            "\"scan_ms\":%.4f,\"scan_gb_per_s\":%.1f,\"copy_gb_per_s\":%.1f,\"fill_ms\":%.4f,\"variant\":%d}\n",
-                    L.name, pass == 0 ? "A" : "B", static_cast<long long>(bytes), ms, gbs, copyGBs, fillMs, variant);
+                            "\"scan_ms\":%.4f,\"scan_gb_per_s\":%.1f,\"copy_gb_per_s\":%.1f,\"fill_ms\":%.4f}\n",
+                    L.name.c_str(), pass == 0 ? "A" : "B", static_cast<long long>(ln * eb), ms, gbs, copyGBs, fillMs);
             }
         }
         // Correctness of one full A/B cycle at this size.
         {
             CoverageScanner scanner;
             CHECK_OK(CoverageScanner::fill(out, n, 4, 0, nullptr));
-            writer<<<4096, 256>>>(static_cast<float*>(out), n, 333);
+            write(out, n, 4, 333);
             CHECK_OK(scanner.scanFirst(out, ScanLayout::flat(n, 1024), 4, nullptr));
             CHECK_OK(CoverageScanner::fill(out, n, 4, 1, nullptr));
-            writer<<<4096, 256>>>(static_cast<float*>(out), n, 333);
+            write(out, n, 4, 333);
             CHECK_OK(scanner.scanSecond(out, nullptr));
             auto r = scanner.collect(4, nullptr);
             CHECK_OK(r.status());

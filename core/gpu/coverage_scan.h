@@ -6,13 +6,15 @@
 // writing the one sentinel value, and stale data that happens to differ from
 // one sentinel is still caught by the other.
 //
-// Each pass reads the output once with 16-byte loads and writes one bit per
-// element (1/32 of the data for fp32); pass B ANDs its bits into pass A's.
-// A tally over that mask then gives exact counts, per-tile written counts for
-// a coverage grid and the first unwritten element indices.
+// Each pass streams the output once into shared memory with Hopper bulk
+// copies (core/gpu/bulk_copy.cuh) and compares it there. Pass A writes one bit
+// per element (1/32 of the data for fp32); pass B ANDs its bits into pass A's
+// and, in the same pass, counts what was written: in total, per tile of a
+// coverage grid, and the first unwritten element. Needs an sm_90 or newer GPU.
 //
 // Thread: all calls on the executor thread; work is enqueued on `stream`.
 // Buffers passed in must be 16-byte aligned and hold paddedBytes() bytes.
+// One scanSecond() per scanFirst() (pass A also clears the tile counts).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -28,14 +30,6 @@ bool coverageSupportsWidth(int elemBytes);
 // Sentinel bit patterns. For floats they are signalling NaNs with payloads
 // that arithmetic never produces (GPU arithmetic yields the canonical quiet NaN).
 std::uint64_t sentinelBits(int elemBytes, int which /* 0 = A, 1 = B */);
-
-// Benchmark knob for the scan passes (loads in flight per thread, work split):
-// 0 = __ldcs x4, one contiguous segment per block (default); 1 = ld.global.nc
-// .L1::no_allocate.L2::256B x4, segments; 2 = __ldcs x8, segments;
-// 3 = __ldcs x4, grid-stride; 4 = __ldcs x8, grid-stride; 5 = __ldcs x4, a
-// warp's loads a grid apart (the plain streaming-read pattern).
-// The initial value comes from $KWB_COVERAGE_SCAN_VARIANT, else 0.
-void setCoverageScanVariant(int variant);
 
 // Bytes to allocate for `elements` so that the scan's whole-warp 16-byte loads stay in bounds.
 std::int64_t paddedBytes(std::int64_t elements, int elemBytes);
@@ -86,15 +80,23 @@ public:
     Result<CoverageCounts> collect(int maxFirstUnwritten, cudaStream_t stream);
 
 private:
-    Status reserve(std::int64_t maskWords, std::int64_t tiles);
+    Status reserve(std::int64_t maskWords, std::int64_t counterWords);
 
     ScanLayout m_layout;
     int m_elemBytes = 4;
     std::uint32_t* m_mask = nullptr;
-    unsigned long long* m_counters = nullptr; // [0] written, [1] writtenFirstPass, [2] first unwritten, then tiles
+    // tiles written counts, then pass A's per-block counts, then pass B's
+    // per-block counts and first unwritten elements: no atomics on totals
+    // and nothing to clear between runs; collect() adds them up.
+    unsigned long long* m_counters = nullptr;
     std::int64_t m_maskCapacity = 0;
-    std::int64_t m_tileCapacity = 0;
+    std::int64_t m_counterCapacity = 0;
+    int m_gridA = 0;
+    int m_gridB = 0;
+    bool m_smemHistogram = false; // pass B counts tiles in shared memory first
+    bool m_haveFirst = false;     // scanFirst ran and scanSecond has not
     int m_smCount = 0;
+    int m_ccMajor = 0;
 };
 
 } // namespace kwb::gpu

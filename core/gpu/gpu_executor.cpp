@@ -830,6 +830,14 @@ Status Run::timing()
             cuptiNote = "CUPTI stream id unavailable: " + id.status().message();
         }
     }
+    // The event bracket's constant cost, measured once per runner and flush setting.
+    std::optional<double> eventOverheadMs;
+    std::string calibrationNote;
+    if (cupti) {
+        auto oh = m_st.timer.eventOverhead(m_st.stream, cfg);
+        if (oh) eventOverheadMs = oh->ms;
+        else calibrationNote = "event overhead not calibrated: " + oh.status().message();
+    }
     auto timeOne = [&](const LaunchFn& fn, std::optional<TimingStats>& stats, CuptiSummary& summary,
                        const char* stage) -> Status {
         TaskContext sub;
@@ -840,7 +848,12 @@ Status Run::timing()
             cupti ? std::function<Status()>([&] { return tracer.end(); }) : std::function<Status()>());
         if (!ms) return ms.status();
         stats = summarizeTimings(*ms, false);
-        if (cupti) summary = summarizeCupti(tracer.kernels(), tracer.memOps(), timedId, tracer.droppedRecords());
+        stats->eventOverheadMs = eventOverheadMs;
+        if (cupti) {
+            summary = summarizeCupti(tracer.kernels(), tracer.memOps(), timedId, tracer.droppedRecords());
+            if (!calibrationNote.empty())
+                summary.note = summary.note.empty() ? calibrationNote : summary.note + "; " + calibrationNote;
+        }
         else summary.note = cuptiNote.empty() ? "CUPTI not requested" : cuptiNote;
         return Status::ok();
     };

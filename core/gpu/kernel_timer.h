@@ -7,14 +7,27 @@
 //
 // The flush reads rather than writes: a writing flush (what torch's
 // cache.zero_() does) leaves L2 full of dirty lines whose write-back then
-// lands inside the next timed kernel. Events also include the ~2-3 us between
-// the start event and the kernel's dispatch.
+// lands inside the next timed kernel.
+//
+// Events bracket more than the kernel: recording an event costs the stream
+// about 1.3 us and the kernel's dispatch after it about as much again (2.6 us
+// on an H200, the same for every kernel; CUDA graphs save only 0.2-0.3 us of
+// it). eventOverhead() measures that constant on a probe kernel against
+// CUPTI, so results can carry the event time less the bracket beside the raw
+// event time.
+//
+// Each batch of trials is enqueued behind a gate kernel that the host opens
+// once the whole batch is in the stream, so the GPU never waits for the
+// host's next launch inside a trial (with the flush off, short kernels would
+// otherwise time the host). A launch closure that waits on the GPU keeps the
+// gate shut: it opens itself after 20 ms and the timer stops gating.
 //
 // Thread: executor thread. The flush buffer is owned here.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "base/progress.h"
@@ -25,6 +38,14 @@ namespace kwb::gpu {
 using LaunchFn = std::function<Status(cudaStream_t)>;
 
 enum class FlushMode : std::uint8_t { Read, Write };
+
+// What the event bracket adds to a kernel's own duration under a timing configuration.
+struct EventOverhead {
+    double ms = 0.0;            // probe event median minus the probe's CUPTI kernel median
+    double probeEventMs = 0.0;
+    double probeKernelMs = 0.0;
+    int trials = 0;
+};
 
 struct TimingConfig {
     int warmup = 10;
@@ -49,6 +70,12 @@ public:
         const TaskContext& ctx, const std::function<Status()>& beforeTimed = {},
         const std::function<Status()>& afterTimed = {});
 
+    // The event bracket's cost for `config`'s flush setting, measured on first
+    // use: a probe kernel (one warp spinning 20 us on %globaltimer) timed the
+    // way time() times a candidate, with a CUPTI window over the same trials.
+    // Needs CUPTI initialised and no CUPTI window open; cached per flush setting.
+    Result<EventOverhead> eventOverhead(cudaStream_t stream, const TimingConfig& config);
+
     // One flush on `stream` (also usable on its own).
     Status flushL2(cudaStream_t stream, FlushMode mode = FlushMode::Read);
 
@@ -57,6 +84,15 @@ private:
     unsigned* m_sink = nullptr;
     std::int64_t m_flushBytes = 0;
     unsigned m_flushSeq = 0;
+    // Index: 0 = no flush, 1 = read flush, 2 = write flush.
+    std::optional<EventOverhead> m_overhead[3];
+    // Batch gate (see time()): [0] the sequence number that opens it, [1] gates that timed out.
+    void openGate();
+    volatile unsigned* m_gateHost = nullptr; // pinned, mapped
+    unsigned* m_gateDevice = nullptr;
+    unsigned m_gateSeq = 0;
+    unsigned m_gateTimeouts = 0;
+    bool m_gateEnabled = true;
 };
 
 // Names of the helper kernels the executor launches itself (L2 flush, fills,

@@ -47,6 +47,11 @@ double RerunResult::minCoverage() const
     return m;
 }
 
+double TimingStats::correctedMedianMs() const
+{
+    return eventOverheadMs ? std::max(0.0, medianMs - *eventOverheadMs) : medianMs;
+}
+
 TimingStats summarizeTimings(std::vector<double> samples, bool keepSamples)
 {
     TimingStats t;
@@ -227,6 +232,10 @@ json timingJson(const TimingStats& t)
     j["min_ms"] = num(t.minMs);
     j["max_ms"] = num(t.maxMs);
     j["cv"] = num(t.cv);
+    if (t.eventOverheadMs) {
+        j["event_overhead_ms"] = num(*t.eventOverheadMs);
+        j["corrected_median_ms"] = num(t.correctedMedianMs());
+    }
     if (!t.samplesMs.empty()) {
         json s = json::array();
         for (double v : t.samplesMs) s.push_back(num(v));
@@ -368,6 +377,7 @@ void decodeTiming(Decoder& d, const json& j, const std::string& p, TimingStats& 
     d.number(j, p, "min_ms", t.minMs);
     d.number(j, p, "max_ms", t.maxMs);
     d.number(j, p, "cv", t.cv);
+    d.optNumber(j, p, "event_overhead_ms", t.eventOverheadMs); // corrected_median_ms is derived from it
     if (auto* s = d.array(j, p, "samples_ms"))
         for (std::size_t i = 0; i < s->size(); ++i) {
             double v = 0.0;

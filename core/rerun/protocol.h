@@ -135,6 +135,12 @@ struct TimingStats {
     double maxMs = 0.0;
     double cv = 0.0;     // std / mean
     std::vector<double> samplesMs; // optional: the per-trial times
+    // What the CUDA-event bracket adds to a kernel's own duration under the same
+    // trial sequence, calibrated on a probe kernel against CUPTI (gpu/kernel_timer.h);
+    // unset when CUPTI was not available.
+    std::optional<double> eventOverheadMs;
+    // medianMs less the event bracket (never below 0); medianMs when uncalibrated.
+    double correctedMedianMs() const;
 };
 // Fills every summary field from samples (linear-interpolated quantiles, as numpy).
 TimingStats summarizeTimings(std::vector<double> samplesMs, bool keepSamples = false);

@@ -148,7 +148,22 @@ int main()
         {"fp32 64M + 5, one unwritten element", 4, ScanLayout::flat((1LL << 26) + 5, 4096), Pattern::AllButOne,
             12345678, 0},
         {"fp32 one element", 4, ScanLayout::flat(1, 4), Pattern::All, 0, 0},
+        // Tiles narrower than a warp's 512-element group and not aligned to it: every group is cut at tile edges.
+        {"fp32 2-D 100-column tiles across groups", 4, grid2d(2000, 3200, 63, 100), Pattern::EveryKth, 3, 0},
+        {"fp16 2-D odd tiles", 2, grid2d(777, 1234, 25, 39), Pattern::RowsBelow, 400, 0},
+        {"fp64 2-D small tiles", 8, grid2d(513, 300, 16, 7), Pattern::Even, 0, 0},
+        // More tiles than the shared-memory histogram holds: counts go straight to global memory.
+        {"fp32 2-D 128x128 grid (16384 tiles)", 4, grid2d(4096, 4096, 32, 32), Pattern::EveryKth, 5, 0},
+        {"fp32 flat 5000 tiles, 0.3% written", 4, ScanLayout::flat(odd * 7, 5000), Pattern::EveryKth, 333, 0},
+        // The only hole sits deep in the buffer: the first unwritten element comes from a late block.
+        {"fp32 256M, one unwritten element near the end", 4, ScanLayout::flat(1LL << 28, 1024), Pattern::AllButOne,
+            (1LL << 28) - 4097, 0},
+        {"fp16 flat, 64M + 3, all written", 2, ScanLayout::flat((1LL << 26) + 3, 1024), Pattern::All, 0, 0},
     };
     for (const auto& c : cases) runCase(c);
+    {
+        CoverageScanner scanner;
+        GT_CHECK(!scanner.scanSecond(nullptr, nullptr).isOk()); // pass B needs pass A
+    }
     return kwb::gputest::finish(kTestName);
 }
