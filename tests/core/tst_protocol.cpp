@@ -58,6 +58,7 @@ RerunResult sampleResult()
     r.outputs.push_back(o);
     r.inputs.push_back({"a", "deadbeef", "deadbeef", false});
     r.candidateTiming = summarizeTimings({0.01, 0.011, 0.012}, true);
+    r.candidateTiming->eventOverheadMs = 0.0026;
     r.referenceTiming = summarizeTimings({0.03, 0.031, 0.032});
     r.speedup = 3.0;
     r.candidateCupti.available = true;
@@ -172,6 +173,13 @@ void TestProtocol::resultRoundTrip()
     QCOMPARE(g.candidateTiming->samplesMs.size(), std::size_t{3});
     QCOMPARE(g.candidateTiming->medianMs, 0.011);
     QVERIFY(g.referenceTiming->samplesMs.empty());
+    QCOMPARE(*g.candidateTiming->eventOverheadMs, 0.0026);
+    QVERIFY(std::fabs(g.candidateTiming->correctedMedianMs() - 0.0084) < 1e-15);
+    QVERIFY(!g.referenceTiming->eventOverheadMs); // uncalibrated: no bracket, corrected = raw
+    QCOMPARE(g.referenceTiming->correctedMedianMs(), 0.031);
+    const std::string encoded = encodeMessage(g);
+    QVERIFY(encoded.find("\"corrected_median_ms\"") != std::string::npos);
+    QCOMPARE(encoded.find("\"corrected_median_ms\""), encoded.rfind("\"corrected_median_ms\"")); // candidate only
     QCOMPARE(*g.speedup, 3.0);
     QCOMPARE(g.candidateCupti.streams, (std::vector<std::uint32_t>{7, 13}));
     QCOMPARE(g.candidateCupti.kernels.size(), std::size_t{2});
@@ -289,6 +297,9 @@ void TestProtocol::timingSummary()
     const TimingStats none = summarizeTimings({});
     QCOMPARE(none.trials, 0);
     QCOMPARE(none.medianMs, 0.0);
+    TimingStats tiny = summarizeTimings({0.001, 0.0012});
+    tiny.eventOverheadMs = 0.0026; // a bracket longer than the median: corrected time stops at 0
+    QCOMPARE(tiny.correctedMedianMs(), 0.0);
 }
 
 QTEST_GUILESS_MAIN(TestProtocol)
