@@ -5,7 +5,9 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libqt6svg6-dev libgl1-mesa-dev
+  qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libgl1-mesa-dev
+  # Qt6Charts' CMake package needs Qt6OpenGL's, which qt6-base-dev only recommends
+  libqt6opengl6-dev
   nlohmann-json3-dev libsimdjson-dev libsqlite3-dev zlib1g-dev
   xvfb xauth fonts-dejavu-core gzip python3
 )
