@@ -176,10 +176,13 @@ Status CoverageScanner::scanFirst(const void* data, const ScanLayout& layout, in
     m_elemBytes = elemBytes;
     m_gridA = 0;
     m_gridB = 0;
-    m_haveFirst = true;
+    m_haveFirst = false; // set once pass A is enqueued: a failed scanFirst leaves nothing for pass B
     const std::int64_t n = layout.elements();
     const std::int64_t tiles = layout.tilesX() * layout.tilesY();
-    if (n == 0) return Status::ok();
+    if (n == 0) {
+        m_haveFirst = true;
+        return Status::ok();
+    }
     const std::int64_t numChunks = paddedBytes(n, elemBytes) / kChunkBytes;
     const std::int64_t slabs = (numChunks + kSlabChunks - 1) / kSlabChunks;
     const std::int64_t smemA = sharedBytes(elemBytes, false, false, tiles);
@@ -192,6 +195,7 @@ Status CoverageScanner::scanFirst(const void* data, const ScanLayout& layout, in
     const ScanArgs a = makeArgs(data, m_mask, layout, elemBytes, 0, m_counters, tiles, -1);
     kernelFor(elemBytes, false, false)<<<static_cast<unsigned>(m_gridA), kThreads, static_cast<std::size_t>(smemA), stream>>>(a);
     KWB_CUDA_CHECK(cudaGetLastError());
+    m_haveFirst = true;
     return Status::ok();
 }
 

@@ -85,9 +85,9 @@ private:
     ScanLayout m_layout;
     int m_elemBytes = 4;
     std::uint32_t* m_mask = nullptr;
-    // tiles written counts, then pass A's per-block counts, then pass B's
-    // per-block counts and first unwritten elements: no atomics on totals
-    // and nothing to clear between runs; collect() adds them up.
+    // Unwritten elements per tile, then pass A's per-block written counts,
+    // then pass B's per-block written counts and first unwritten elements:
+    // no atomics on totals and nothing to clear between runs; collect() adds them up.
     unsigned long long* m_counters = nullptr;
     std::int64_t m_maskCapacity = 0;
     std::int64_t m_counterCapacity = 0;
