@@ -6,7 +6,8 @@
 
 #include "arg_parser.h"
 #include "commands.h"
-#include "kernelbench_rerun.h"
+#include "record_rerun.h"
+#include "workbench/run_summary.h"
 #include "rerun/rerun_session.h"
 #include "rerun_cli.h"
 
@@ -32,7 +33,7 @@ int runRerun(const Args& args)
     p.flag("check-expectations", "exit 1 unless every exploit fixture raises its expected flags and no honest "
                                  "candidate raises any (zero_acceptance aside)");
     addRerunOptions(p);
-    addKernelBenchOptions(p);
+    addRecordOptions(p);
     p.epilog("Exit status: 0 when every candidate was re-run (flags do not change it), 1 on\n"
              "errors, on a machine without a usable GPU, or with --check-expectations when\n"
              "an expectation is not met; 3 when this build has no GPU support.");
@@ -45,10 +46,10 @@ int runRerun(const Args& args)
     RerunOptions options;
     FlagThresholds thresholds;
     if (!readRerunOptions(p, "rerun", options, thresholds)) return kExitUsage;
-    // KernelBench samples (--record FILE#ID) go to the PyTorch bridge instead of kwb-runner.
-    if (wantsKernelBenchSamples(p)) {
+    // Records (--record FILE#ID): the runner or the PyTorch bridge, as each record needs.
+    if (wantsRecords(p)) {
         if (auto code = gpuBuildCheck("rerun")) return *code;
-        return runKernelBenchRerun(p, options, thresholds, format);
+        return runRecordRerun(p, options, thresholds, format);
     }
     if (p.positionals().empty()) {
         std::fprintf(stderr, "kwb rerun: no problem given\n\n%s", p.help().c_str());
@@ -110,7 +111,7 @@ int runRerun(const Args& args)
         candidates.push_back(*it);
     }
     if (specErrors) return kExitErrors;
-    std::vector<std::pair<RerunRequest, const CandidateSpec*>> requests;
+    std::vector<workbench::RerunJob> jobs;
     for (const auto& c : candidates) {
         auto req = makeRerunRequest(*problem, c, options, c.id);
         if (!req) {
@@ -119,20 +120,20 @@ int runRerun(const Args& args)
             specErrors = true;
             continue;
         }
-        requests.emplace_back(std::move(*req), &c);
+        workbench::RerunJob job;
+        job.recordId = c.id;
+        job.executor = workbench::executorKindFor(*req);
+        job.request = std::move(*req);
+        jobs.push_back(std::move(job));
     }
     if (specErrors) return kExitErrors;
 
     int exitCode = kExitOk;
-    auto runnerOpts = runnerOptions(p, "rerun", exitCode);
-    if (!runnerOpts) return exitCode;
-    ProcessClient client(*runnerOpts);
-    Capabilities caps;
-    if (!checkDevice(client, "rerun", exitCode, caps)) return exitCode;
-
-    std::vector<std::pair<const RerunRequest*, const CandidateSpec*>> items;
-    for (const auto& [request, candidate] : requests) items.emplace_back(&request, candidate);
-    auto batch = runBatch(client, items, thresholds, "rerun", p.isSet("quiet"));
+    workbench::ExecutorSet executors(executorConfig(p));
+    if (!requireExecutor(executors, workbench::ExecutorKind::Runner, "rerun", exitCode)) return exitCode;
+    const workbench::Availability& runner = executors.probe(workbench::ExecutorKind::Runner);
+    const Capabilities& caps = runner.capabilities;
+    auto batch = runBatch(executors, jobs, thresholds, "rerun", p.isSet("quiet"));
     if (!batch) return 130;
     const std::vector<RerunOutcome>& outcomes = *batch;
 
@@ -148,16 +149,19 @@ int runRerun(const Args& args)
         j["problem_id"] = problem->id;
         if (!problem->specPath.empty()) j["problem_spec"] = problem->specPath;
         j["device"] = deviceInfoToJson(caps.device);
-        j["runner"] = runnerOpts->runnerPath;
-        j["runner_restarts"] = client.restarts();
+        j["runner"] = runner.command;
+        j["runner_restarts"] = executors.restarts(workbench::ExecutorKind::Runner);
         j["outcomes"] = nlohmann::json::array();
-        for (const auto& o : outcomes) j["outcomes"].push_back(rerunOutcomeJson(o));
+        for (const auto& o : outcomes) j["outcomes"].push_back(workbench::rerunOutcomeJson(o));
         if (check) j["expectations_met"] = !unmet;
         std::fputs((j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
     } else {
         std::printf("problem %s on %s\n\n", problem->id.c_str(), caps.device.name.c_str());
-        std::fputs(rerunOutcomesTable(outcomes, check).c_str(), stdout);
-        if (client.restarts() > 0) std::printf("\nkwb-runner was restarted %d time(s)\n", client.restarts());
+        std::vector<workbench::RunSummary> summaries;
+        for (const auto& o : outcomes) summaries.push_back(workbench::summarizeOutcome(o));
+        std::fputs(workbench::runSummariesTable(summaries, check).c_str(), stdout);
+        const int restarts = executors.restarts(workbench::ExecutorKind::Runner);
+        if (restarts > 0) std::printf("\nkwb-runner was restarted %d time(s)\n", restarts);
         if (check) std::printf("\nexpectations: %s\n", unmet ? "NOT MET" : "all met");
     }
     if (errors) return kExitErrors;

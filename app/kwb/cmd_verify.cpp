@@ -1,121 +1,15 @@
-// kwb verify: re-run evaluation records whose kernels have candidate specs and
-// write them back as native records with the verification fields filled in.
-// Appends one line per record as it goes, so an interrupted run resumes where
-// it stopped: records already in --out are skipped.
-#include <algorithm>
+// kwb verify: re-run evaluation records and write them back as native records
+// with the verification fields filled in (workbench/verify_batch.h does the
+// work; this file parses and prints).
 #include <cstdio>
-#include <filesystem>
-#include <map>
-#include <set>
 
 #include "arg_parser.h"
-#include "base/mapped_file.h"
 #include "commands.h"
-#include "kernelbench_rerun.h"
-#include "records/native_reader.h"
-#include "records/native_writer.h"
-#include "records/record_loader.h"
-#include "rerun/kernelbench_sample.h"
-#include "rerun/rerun_session.h"
+#include "record_rerun.h"
 #include "rerun_cli.h"
+#include "workbench/verify_batch.h"
 
 namespace kwb::cli {
-
-namespace {
-
-namespace fs = std::filesystem;
-
-// Where a record's specs are: the top-level fields "candidate_spec" /
-// "problem_spec" (paths), else source.path when it names a candidate spec.
-std::optional<std::string> rawString(const EvalRecord& r, const char* key)
-{
-    const RawField* f = findRaw(r.extra, key);
-    if (!f) return std::nullopt;
-    try {
-        auto j = nlohmann::json::parse(f->json);
-        if (j.is_string()) return j.get<std::string>();
-    } catch (const std::exception&) {
-    }
-    return std::nullopt;
-}
-
-std::string resolvePath(const std::string& path, const std::string& recordFile)
-{
-    std::error_code ec;
-    if (fs::path(path).is_absolute() || fs::exists(path, ec)) return path;
-    const fs::path besideRecords = fs::path(recordFile).parent_path() / path;
-    if (fs::exists(besideRecords, ec)) return besideRecords.string();
-    return path;
-}
-
-struct Job {
-    EvalRecord record;
-    std::string recordFile;
-    std::optional<CandidateSpec> candidate;
-    std::optional<ProblemSpec> problem;
-    std::optional<RerunRequest> kernelbench; // a KernelBench sample, for the PyTorch bridge
-    std::string whyNot; // why the record cannot be re-run
-};
-
-void planJob(Job& job, const std::vector<std::string>& problemDirs, const ArgParser& p, const RerunOptions& options)
-{
-    std::string candidatePath;
-    if (auto c = rawString(job.record, "candidate_spec")) candidatePath = *c;
-    else if (job.record.source.path.size() > 5 && job.record.source.path.ends_with(".json")) candidatePath = job.record.source.path;
-    if (candidatePath.empty() && isKernelBenchSample(job.record)) {
-        auto req = kernelBenchVerifyRequest(p, job.record, options);
-        if (req) job.kernelbench = std::move(*req);
-        else job.whyNot = req.status().toString();
-        return;
-    }
-    if (candidatePath.empty()) {
-        job.whyNot = "the record names no candidate spec (source.path or candidate_spec)";
-        return;
-    }
-    auto candidate = loadCandidateSpec(resolvePath(candidatePath, job.recordFile));
-    if (!candidate) {
-        job.whyNot = candidate.status().toString();
-        return;
-    }
-    Result<ProblemSpec> problem = Status(ErrorCode::NotFound, "");
-    if (auto pp = rawString(job.record, "problem_spec")) {
-        problem = loadProblemSpec(resolvePath(*pp, job.recordFile));
-    } else {
-        std::vector<std::string> dirs = problemDirs;
-        const fs::path cdir = fs::path(candidate->specPath).parent_path();
-        for (const auto& d : {cdir.parent_path().parent_path() / "problems", cdir.parent_path() / "problems"}) {
-            std::error_code ec;
-            if (fs::is_directory(d, ec)) dirs.push_back(d.string());
-        }
-        problem = findProblem(candidate->problem, dirs);
-    }
-    if (!problem) {
-        job.whyNot = problem.status().toString();
-        return;
-    }
-    job.candidate = std::move(*candidate);
-    job.problem = std::move(*problem);
-}
-
-// Cuts a trailing partial line (an interrupted write) and returns the ids present.
-Result<std::set<std::string>> resumeState(const std::string& out)
-{
-    std::set<std::string> ids;
-    std::error_code ec;
-    if (!fs::exists(out, ec)) return ids;
-    KWB_ASSIGN_OR_RETURN(std::string text, readFileContents(out));
-    if (!text.empty() && text.back() != '\n') {
-        const auto cut = text.rfind('\n');
-        text.resize(cut == std::string::npos ? 0 : cut + 1);
-        fs::resize_file(out, text.size(), ec);
-        if (ec) return Status(ErrorCode::IoError, "cannot cut the partial last line: " + ec.message(), SourcePosition{out});
-    }
-    const RecordSet done = parseNativeRecords(text, out);
-    for (const auto& r : done.records) ids.insert(r.id);
-    return ids;
-}
-
-} // namespace
 
 int runVerify(const Args& args)
 {
@@ -123,10 +17,12 @@ int runVerify(const Args& args)
         "Re-runs evaluation records on the local GPU and writes them as native records\n"
         "(kwb.record/1) with the verification fields filled: coverage of the outputs with\n"
         "its grid, flags with reasons, and the whole re-run result under\n"
-        "verification.rerun. A record is re-run when it names a candidate spec (its\n"
-        "top-level \"candidate_spec\" field, or source.path ending in .json); its problem\n"
-        "spec comes from \"problem_spec\", else by the candidate's problem id from --problems\n"
-        "folders and the problems/ folder beside the candidates. What a record lacks (outcome,\n"
+        "verification.rerun. A record's kernel is found as in every front end: its\n"
+        "\"candidate_spec\" member or a source.path ending in .json, else its KernelBench\n"
+        "sample (inline ModelNew: the PyTorch bridge), else a candidate spec of the --candidates\n"
+        "folders whose id is the record id or whose source file has the record's file name;\n"
+        "its problem from \"problem_spec\", else by the candidate's problem id in --problems\n"
+        "and the problems/ folder beside the candidates. What a record lacks (outcome,\n"
         "candidate timing, a \"reference\" baseline, speedup) is filled from the re-run;\n"
         "what it has is kept. Other records are written\n"
         "with a not_run flag. Lines are appended as records finish; run the same command\n"
@@ -134,8 +30,9 @@ int runVerify(const Args& args)
     p.positional("RECORDS...", "record files or folders (any format kwb summary reads)");
     p.option("out", "FILE", "native JSONL file to append verified records to (required)");
     p.repeatedOption("problems", "DIR", "where to look up problem ids (default: the dataset's problems/)");
+    p.repeatedOption("candidates", "DIR", "candidate specs for records that name none by path (default: the dataset's candidates/)");
     addRerunOptions(p);
-    addKernelBenchOptions(p);
+    addBridgeOptions(p);
     p.epilog("Exit status: 0 when every record was handled, 1 on errors (unreadable input,\n"
              "executor failures, no usable GPU), 3 when this build has no GPU support,\n"
              "130 when interrupted (run again to resume).");
@@ -145,137 +42,57 @@ int runVerify(const Args& args)
             p.help().c_str());
         return kExitUsage;
     }
-    RerunOptions options;
-    FlagThresholds thresholds;
-    if (!readRerunOptions(p, "verify", options, thresholds)) return kExitUsage;
+    workbench::VerifyOptions vo;
+    if (!readRerunOptions(p, "verify", vo.rerun, vo.thresholds)) return kExitUsage;
     if (auto code = gpuBuildCheck("verify")) return *code;
-    const std::string out = *p.value("out");
-    auto problemDirs = p.values("problems");
-    if (problemDirs.empty()) problemDirs = defaultProblemDirs();
+    vo.out = *p.value("out");
+    vo.recordFiles = p.positionals();
+    vo.problemDirs = p.values("problems");
+    if (vo.problemDirs.empty()) vo.problemDirs = defaultProblemDirs();
+    vo.candidateDirs = p.values("candidates");
+    if (vo.candidateDirs.empty()) vo.candidateDirs = {std::string(KWB_DATASET_DIR) + "/candidates"};
+    vo.kernelbenchDir = p.value("kernelbench").value_or(std::string());
 
-    auto done = resumeState(out);
-    if (!done) {
-        std::fprintf(stderr, "kwb verify: %s\n", done.status().toString().c_str());
+    auto plan = workbench::planVerify(vo);
+    if (!plan) {
+        std::fprintf(stderr, "kwb verify: %s\n", plan.status().toString().c_str());
         return kExitErrors;
     }
-    bool errors = false;
-    std::vector<Job> jobs;
-    std::size_t skipped = 0;
-    std::set<std::string> planned;
-    for (const auto& file : p.positionals()) {
-        const RecordSet set = loadRecordFiles({file});
-        for (const auto& f : set.files) {
-            if (!f.ok()) {
-                std::fprintf(stderr, "kwb verify: error: %s\n", f.fatal.toString().c_str());
-                errors = true;
-            }
-            for (const auto& issue : f.issues) std::fprintf(stderr, "kwb verify: warning: %s\n", issue.toString().c_str());
-        }
-        for (const auto& r : set.records) {
-            if (done->count(r.id) || planned.count(r.id)) {
-                ++skipped;
-                continue;
-            }
-            planned.insert(r.id);
-            Job job;
-            job.record = r;
-            job.recordFile = file;
-            planJob(job, problemDirs, p, options);
-            jobs.push_back(std::move(job));
-        }
-    }
-    const std::size_t runnable =
-        static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.candidate.has_value(); }));
-    const std::size_t samples =
-        static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.kernelbench.has_value(); }));
+    bool errors = !plan->fileErrors.empty();
+    for (const auto& e : plan->fileErrors) std::fprintf(stderr, "kwb verify: error: %s\n", e.toString().c_str());
+    for (const auto& i : plan->issues) std::fprintf(stderr, "kwb verify: warning: %s\n", i.toString().c_str());
     std::fprintf(stderr, "kwb verify: %zu records to verify (%zu with candidate specs, %zu KernelBench samples), %zu already in %s\n",
-        jobs.size(), runnable, samples, skipped, out.c_str());
+        plan->items.size(), plan->jobs(workbench::ExecutorKind::Runner), plan->jobs(workbench::ExecutorKind::Bridge),
+        plan->alreadyDone, vo.out.c_str());
 
-    int exitCode = kExitOk;
-    std::optional<ProcessClient> client;
-    Capabilities caps;
-    if (runnable > 0) {
-        auto runnerOpts = runnerOptions(p, "verify", exitCode);
-        if (!runnerOpts) return exitCode;
-        client.emplace(*runnerOpts);
-        if (!checkDevice(*client, "verify", exitCode, caps)) return exitCode;
-    }
-    std::optional<ProcessClient> bridge;
-    if (samples > 0) {
-        auto bridgeOpts = bridgeOptions(p, "verify", exitCode);
-        if (!bridgeOpts) return exitCode;
-        bridge.emplace(*bridgeOpts);
-        Capabilities bridgeCaps;
-        if (!checkDevice(*bridge, "verify", exitCode, bridgeCaps)) return exitCode;
-    }
-
-    std::FILE* sink = std::fopen(out.c_str(), "ab");
-    if (!sink) {
-        std::fprintf(stderr, "kwb verify: cannot open '%s' for appending\n", out.c_str());
+    workbench::ExecutorSet executors(executorConfig(p));
+    const bool quiet = p.isSet("quiet");
+    StderrProgress progress("verify", !quiet);
+    workbench::VerifyEvents events;
+    events.progressFor = [&](std::size_t i, std::size_t n, const std::string& id) { return progress.forItem(i, n, id); };
+    events.onRecord = [&](std::size_t i, std::size_t n, const workbench::VerifyItem& item, const RerunOutcome* o) {
+        if (o && !o->result) {
+            std::fprintf(stderr, "kwb verify: %s: %s\n", item.record.id.c_str(), o->error.toString().c_str());
+            return;
+        }
+        if (quiet || !o) return;
+        std::string codes;
+        for (const auto& f : o->result->flags) codes += (codes.empty() ? "" : ",") + f.code;
+        std::fprintf(stderr, "kwb verify: [%zu/%zu] %s: %s%s%s\n", i + 1, n, item.record.id.c_str(),
+            rerunStatusName(o->result->status), codes.empty() ? "" : ", flags: ", codes.c_str());
+    };
+    auto report = workbench::runVerify(*plan, vo, executors, events, installInterruptFlag());
+    if (!report) {
+        std::fprintf(stderr, "kwb verify: %s\n", report.status().toString().c_str());
         return kExitErrors;
     }
-    const CancelFlag* interrupted = installInterruptFlag();
-    StderrProgress progress("verify", !p.isSet("quiet"));
-    std::map<std::string, int> flagCounts;
-    std::size_t written = 0;
-    bool cancelled = false;
-    for (std::size_t i = 0; i < jobs.size() && !cancelled; ++i) {
-        Job& job = jobs[i];
-        EvalRecord record = std::move(job.record);
-        if (!job.candidate && !job.kernelbench) {
-            record.verification.flags.push_back({std::string(flagcode::kNotRun), "not re-run: " + job.whyNot, "info"});
-        } else {
-            std::optional<RerunRequest> req;
-            if (job.kernelbench) {
-                req = std::move(job.kernelbench);
-            } else {
-                auto made = makeRerunRequest(*job.problem, *job.candidate, options, record.id);
-                if (!made) {
-                    std::fprintf(stderr, "kwb verify: %s: %s\n", record.id.c_str(), made.status().toString().c_str());
-                    errors = true;
-                    continue;
-                }
-                req = std::move(*made);
-            }
-            TaskContext ctx;
-            ctx.cancel = interrupted;
-            ctx.progress = progress.forItem(i, jobs.size(), record.id);
-            RerunOutcome o = runRerun(req->candidate.form == CandidateForm::KernelBenchSample ? *bridge : *client, *req,
-                req->candidate, thresholds, ctx);
-            if (o.error.code() == ErrorCode::Cancelled || interrupted->isCancelled()) {
-                cancelled = true;
-                break;
-            }
-            if (!o.result) {
-                std::fprintf(stderr, "kwb verify: %s: %s\n", record.id.c_str(), o.error.toString().c_str());
-                errors = true;
-                continue;
-            }
-            applyRerunToRecord(record, *o.result);
-            completeRecordFromRerun(record, *o.result, options);
-            for (const auto& f : o.result->flags) ++flagCounts[f.code];
-            std::string codes;
-            for (const auto& f : o.result->flags) codes += (codes.empty() ? "" : ",") + f.code;
-            if (!p.isSet("quiet"))
-                std::fprintf(stderr, "kwb verify: [%zu/%zu] %s: %s%s%s\n", i + 1, jobs.size(), record.id.c_str(),
-                    rerunStatusName(o.result->status), codes.empty() ? "" : ", flags: ", codes.c_str());
-        }
-        const std::string line = recordToJsonLine(record);
-        if (std::fwrite(line.data(), 1, line.size(), sink) != line.size() || std::fflush(sink) != 0) {
-            std::fprintf(stderr, "kwb verify: cannot write to '%s'\n", out.c_str());
-            std::fclose(sink);
-            return kExitErrors;
-        }
-        ++written;
-    }
-    std::fclose(sink);
-
-    std::printf("verified %zu records into %s (%zu already there)", written, out.c_str(), skipped);
-    if (client && client->restarts() > 0) std::printf("; kwb-runner restarted %d time(s)", client->restarts());
-    if (bridge && bridge->restarts() > 0) std::printf("; PyTorch bridge restarted %d time(s)", bridge->restarts());
+    errors = errors || report->errors > 0;
+    std::printf("verified %zu records into %s (%zu already there)", report->written, vo.out.c_str(), plan->alreadyDone);
+    if (int n = executors.restarts(workbench::ExecutorKind::Runner); n > 0) std::printf("; kwb-runner restarted %d time(s)", n);
+    if (int n = executors.restarts(workbench::ExecutorKind::Bridge); n > 0) std::printf("; PyTorch bridge restarted %d time(s)", n);
     std::printf("\n");
-    for (const auto& [code, n] : flagCounts) std::printf("  %-22s %d\n", code.c_str(), n);
-    if (cancelled) {
+    for (const auto& [code, n] : report->flagCounts) std::printf("  %-22s %d\n", code.c_str(), n);
+    if (report->cancelled) {
         std::fprintf(stderr, "kwb verify: interrupted; run the same command again to resume\n");
         return 130;
     }

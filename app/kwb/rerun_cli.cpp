@@ -7,6 +7,8 @@
 
 #include "base/mapped_file.h"
 #include "commands.h"
+#include "workbench/run_summary.h"
+#include "workbench/spec_index.h"
 
 namespace kwb::cli {
 
@@ -117,65 +119,38 @@ std::optional<int> gpuBuildCheck(const char* command)
 #endif
 }
 
-std::optional<ProcessClientOptions> runnerOptions(const ArgParser& p, const char* command, int& exitCode)
+workbench::ExecutorConfig executorConfig(const ArgParser& p)
 {
-    ProcessClientOptions o;
-    if (auto r = p.value("runner")) {
-        o.runnerPath = *r;
-    } else {
-        auto found = findRunner();
-        if (!found) {
-            std::fprintf(stderr, "kwb %s: %s\n", command, found.status().message().c_str());
-            exitCode = kExitErrors;
-            return std::nullopt;
-        }
-        o.runnerPath = *found;
-    }
-    o.forwardStderr = p.isSet("verbose-runner");
-    return o;
+    workbench::ExecutorConfig c;
+    c.runnerPath = p.value("runner").value_or(std::string());
+    c.python = p.value("python").value_or(std::string());
+    c.forwardStderr = p.isSet("verbose-runner");
+    return c;
 }
 
-bool checkDevice(ProcessClient& client, const char* command, int& exitCode, Capabilities& caps)
+bool requireExecutor(workbench::ExecutorSet& executors, workbench::ExecutorKind kind, const char* command,
+    int& exitCode)
 {
-    auto c = client.capabilities();
-    if (!c) {
-        std::fprintf(stderr, "kwb %s: cannot start the GPU runner: %s\n", command, c.status().toString().c_str());
-        exitCode = kExitErrors;
-        return false;
-    }
-    if (!c->devicePresent) {
-        std::fprintf(stderr, "kwb %s: no GPU: %s\n", command,
-            c->reason.empty() ? "the runner found no CUDA device" : c->reason.c_str());
-        exitCode = kExitErrors;
-        return false;
-    }
-    caps = *c;
-    return true;
+    const workbench::Availability& a = executors.probe(kind);
+    if (a.available) return true;
+    std::fprintf(stderr, "kwb %s: %s\n", command, a.reason.c_str());
+    exitCode = kExitErrors;
+    return false;
 }
 
 Result<ProblemSpec> findProblem(const std::string& pathOrId, const std::vector<std::string>& dirs)
 {
-    namespace fs = std::filesystem;
     std::error_code ec;
-    if (fs::is_regular_file(pathOrId, ec)) return loadProblemSpec(pathOrId);
-    if (pathOrId.size() > 5 && pathOrId.substr(pathOrId.size() - 5) == ".json")
+    if (std::filesystem::is_regular_file(pathOrId, ec)) return loadProblemSpec(pathOrId);
+    if (pathOrId.size() > 5 && pathOrId.ends_with(".json"))
         return Status(ErrorCode::NotFound, "no such problem spec file", SourcePosition{pathOrId});
+    workbench::SpecIndex index;
     std::string looked;
     for (const auto& dir : dirs) {
         looked += (looked.empty() ? "" : ", ") + dir;
-        for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-             !ec && it != end; it.increment(ec)) {
-            if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
-            auto text = readFileContents(it->path().string());
-            if (!text || text->find(kProblemSchema) == std::string::npos || text->find('"' + pathOrId + '"') == std::string::npos)
-                continue;
-            auto spec = parseProblemSpec(*text, it->path().string());
-            if (spec && spec->id == pathOrId) {
-                spec->specPath = it->path().string();
-                return spec;
-            }
-        }
+        index.addDirectory(dir);
     }
+    if (const ProblemSpec* p = index.problem(pathOrId)) return *p;
     return Status(ErrorCode::NotFound, "no problem spec with id '" + pathOrId + "' (looked in: " + looked + ")");
 }
 
@@ -219,18 +194,17 @@ const CancelFlag* installInterruptFlag()
     return &g_interrupted;
 }
 
-std::optional<std::vector<RerunOutcome>> runBatch(ProcessClient& client,
-    const std::vector<std::pair<const RerunRequest*, const CandidateSpec*>>& items, const FlagThresholds& thresholds,
-    const char* command, bool quiet)
+std::optional<std::vector<RerunOutcome>> runBatch(workbench::ExecutorSet& executors,
+    const std::vector<workbench::RerunJob>& jobs, const FlagThresholds& thresholds, const char* command, bool quiet)
 {
     const CancelFlag* interrupted = installInterruptFlag();
     StderrProgress progress(command, !quiet);
     std::vector<RerunOutcome> outcomes;
-    for (std::size_t i = 0; i < items.size(); ++i) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
         TaskContext ctx;
         ctx.cancel = interrupted;
-        ctx.progress = progress.forItem(i, items.size(), items[i].second->id);
-        RerunOutcome o = runRerun(client, *items[i].first, *items[i].second, thresholds, ctx);
+        ctx.progress = progress.forItem(i, jobs.size(), jobs[i].request.candidate.id);
+        RerunOutcome o = workbench::runJob(executors, jobs[i], thresholds, ctx);
         if (o.error.code() == ErrorCode::Cancelled || interrupted->isCancelled()) {
             std::fprintf(stderr, "kwb %s: interrupted\n", command);
             return std::nullopt;

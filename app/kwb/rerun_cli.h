@@ -10,9 +10,10 @@
 #include "problems/candidate_spec.h"
 #include "problems/problem_spec.h"
 #include "rerun/flags.h"
-#include "rerun/process_client.h"
 #include "rerun/protocol.h"
 #include "rerun/rerun_session.h"
+#include "workbench/executor_set.h"
+#include "workbench/rerun_job.h"
 
 namespace kwb::cli {
 
@@ -26,10 +27,12 @@ bool readRerunOptions(const ArgParser& p, const char* command, RerunOptions& opt
 // "this build has no GPU support" unless the build has CUDA: returns the exit code to use, or nullopt.
 std::optional<int> gpuBuildCheck(const char* command);
 
-// Starts kwb-runner (--runner, $KWB_RUNNER, next to kwb) and checks that it has
-// a device. Prints the reason and returns nullopt on failure (exit code in `exitCode`).
-std::optional<ProcessClientOptions> runnerOptions(const ArgParser& p, const char* command, int& exitCode);
-bool checkDevice(ProcessClient& client, const char* command, int& exitCode, Capabilities& caps);
+// The executors' configuration from --runner, --python and --verbose-runner.
+workbench::ExecutorConfig executorConfig(const ArgParser& p);
+// Starts the executor of `kind` and checks that it has a device; prints the
+// availability reason and sets `exitCode` when it cannot run anything.
+bool requireExecutor(workbench::ExecutorSet& executors, workbench::ExecutorKind kind, const char* command,
+    int& exitCode);
 
 // A problem spec from a path, or from an id searched in `dirs` (*.json files).
 Result<ProblemSpec> findProblem(const std::string& pathOrId, const std::vector<std::string>& dirs);
@@ -52,10 +55,9 @@ private:
 // Ctrl-C sets this flag instead of killing kwb, so the runner is stopped cleanly.
 const CancelFlag* installInterruptFlag();
 
-// Runs each (request, candidate) on the client in order, with progress on stderr
-// unless quiet. nullopt when Ctrl-C interrupted the batch (already reported).
-std::optional<std::vector<RerunOutcome>> runBatch(ProcessClient& client,
-    const std::vector<std::pair<const RerunRequest*, const CandidateSpec*>>& items, const FlagThresholds& thresholds,
-    const char* command, bool quiet);
+// Runs each job in order on the executor its kind needs, with progress on
+// stderr unless quiet. nullopt when Ctrl-C interrupted the batch (already reported).
+std::optional<std::vector<RerunOutcome>> runBatch(workbench::ExecutorSet& executors,
+    const std::vector<workbench::RerunJob>& jobs, const FlagThresholds& thresholds, const char* command, bool quiet);
 
 } // namespace kwb::cli

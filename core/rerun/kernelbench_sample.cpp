@@ -234,10 +234,14 @@ Result<RerunRequest> kernelBenchRequestFromRecord(const EvalRecord& record, cons
     return req;
 }
 
-Result<TorchBridgeCommand> findTorchBridge()
+Result<TorchBridgeCommand> findTorchBridge(const std::string& python)
 {
     TorchBridgeCommand cmd;
-    if (const char* env = std::getenv("KWB_PYTHON"); env && *env) {
+    if (!python.empty()) {
+        if (!isExecutable(python))
+            return Status(ErrorCode::NotFound, "--python '" + python + "' is not an executable");
+        cmd.python = python;
+    } else if (const char* env = std::getenv("KWB_PYTHON"); env && *env) {
         if (!isExecutable(env))
             return Status(ErrorCode::NotFound, std::string("KWB_PYTHON is set to '") + env + "', which is not an executable");
         cmd.python = env;

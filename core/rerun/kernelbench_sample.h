@@ -89,11 +89,12 @@ struct TorchBridgeCommand {
     std::string script; // absolute path of kwb_torch_bridge.py
 };
 
-// python3: $KWB_PYTHON, else the first python3 on $PATH. The script:
+// python3: `python` when given (the caller's --python), else $KWB_PYTHON, else
+// the first python3 on $PATH. The script:
 // $KWB_TORCH_BRIDGE, else kwb_torch_bridge.py next to the running executable,
 // in ../runner (build tree) or ../libexec/kwb. Reads the environment and the
 // file system; NotFound says where it looked.
-Result<TorchBridgeCommand> findTorchBridge();
+Result<TorchBridgeCommand> findTorchBridge(const std::string& python = {});
 
 // ProcessClient options that spawn `python3 kwb_torch_bridge.py`. The start-up
 // timeout is longer than kwb-runner's: importing torch takes seconds.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "base/text_table.h"
 
 namespace kwb {
 
@@ -68,88 +67,6 @@ RerunOutcome runRerun(Executor& executor, const RerunRequest& request, const Can
     o.expectation = checkExpectations(candidate, result);
     o.result = std::move(result);
     return o;
-}
-
-namespace {
-
-std::string percent(double v)
-{
-    char buf[32];
-    if (v >= 0.9995 && v < 1.0) std::snprintf(buf, sizeof buf, "%.3f%%", 100.0 * v);
-    else std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * v);
-    return buf;
-}
-
-std::string ms(const std::optional<TimingStats>& t)
-{
-    if (!t || t->trials == 0) return "-";
-    return fixed(t->medianMs, 4);
-}
-
-} // namespace
-
-std::string rerunOutcomesTable(const std::vector<RerunOutcome>& outcomes, bool withExpectations)
-{
-    using A = TextTable::Align;
-    std::vector<std::string> header{"candidate", "status", "correct", "coverage", "median_ms", "ref_ms", "speedup", "flags"};
-    std::vector<A> align{A::Left, A::Left, A::Right, A::Right, A::Right, A::Right, A::Right, A::Left};
-    if (withExpectations) {
-        header.push_back("expected");
-        align.push_back(A::Left);
-    }
-    TextTable table(header, align);
-    std::string reasons;
-    for (const auto& o : outcomes) {
-        std::vector<std::string> row;
-        row.push_back(o.candidateId);
-        if (!o.result) {
-            row.insert(row.end(), {"error", "-", "-", "-", "-", "-", "-"});
-            reasons += "  " + o.candidateId + ": " + o.error.toString() + "\n";
-        } else {
-            const RerunResult& r = *o.result;
-            row.push_back(rerunStatusName(r.status));
-            std::int32_t trials = 0;
-            std::int32_t passed = 0;
-            for (const auto& out : r.outputs) {
-                trials += out.trials;
-                passed += out.trialsPassed;
-            }
-            row.push_back(r.outputs.empty() ? "-" : std::to_string(passed) + "/" + std::to_string(trials));
-            row.push_back(r.coverage.empty() ? "-" : percent(r.minCoverage()));
-            row.push_back(ms(r.candidateTiming));
-            row.push_back(ms(r.referenceTiming));
-            row.push_back(r.speedup ? fixed(*r.speedup, 2) : "-");
-            std::string codes;
-            for (const auto& f : r.flags) {
-                codes += (codes.empty() ? "" : ",") + f.code;
-                reasons += "  " + o.candidateId + ": [" + f.severity + "] " + f.code + ": " + f.reason + "\n";
-            }
-            row.push_back(codes.empty() ? "-" : codes);
-        }
-        if (withExpectations) {
-            row.push_back(!o.expectation.checked ? "-" : o.expectation.met ? "met" : "NOT MET");
-            if (o.expectation.checked && !o.expectation.met)
-                reasons += "  " + o.candidateId + ": expectation not met: " + o.expectation.detail + "\n";
-        }
-        table.addRow(std::move(row));
-    }
-    std::string out = table.toText();
-    if (!reasons.empty()) out += "\n" + reasons;
-    return out;
-}
-
-nlohmann::json rerunOutcomeJson(const RerunOutcome& o)
-{
-    nlohmann::json j;
-    j["problem_id"] = o.problemId;
-    j["candidate_id"] = o.candidateId;
-    if (o.result) j["result"] = rerunResultToJson(*o.result);
-    else j["error"] = o.error.toString();
-    if (o.expectation.checked) {
-        j["expectation"] = {{"met", o.expectation.met}};
-        if (!o.expectation.detail.empty()) j["expectation"]["detail"] = o.expectation.detail;
-    }
-    return j;
 }
 
 void applyRerunToRecord(EvalRecord& record, const RerunResult& result)

@@ -48,11 +48,6 @@ struct RerunOutcome {
 RerunOutcome runRerun(Executor& executor, const RerunRequest& request, const CandidateSpec& candidate,
     const FlagThresholds& thresholds, const TaskContext& ctx);
 
-// One row per outcome: candidate, status, correctness, coverage, times,
-// speedup, flag codes; then the reasons of every flag, one per line.
-std::string rerunOutcomesTable(const std::vector<RerunOutcome>& outcomes, bool withExpectations);
-nlohmann::json rerunOutcomeJson(const RerunOutcome& outcome);
-
 // Fills a record's verification from a re-run: coverage of the least-covered
 // output (grid included), the derived flags (replacing earlier re-run flags),
 // and the whole result under verification.extra["rerun"].

@@ -30,6 +30,7 @@
 #include "rerun/kernelbench_sample.h"
 #include "rerun/process_client.h"
 #include "rerun/rerun_session.h"
+#include "workbench/run_summary.h"
 
 using namespace kwb;
 
@@ -131,7 +132,7 @@ int main()
     auto record = [&](const RerunOutcome& o, const std::string& group) {
         printOutcome(o);
         if (results.is_open()) {
-            nlohmann::json j = rerunOutcomeJson(o);
+            nlohmann::json j = kwb::workbench::rerunOutcomeJson(o);
             j["group"] = group;
             if (o.result) j["result"] = rerunResultToJson(*o.result);
             results << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -48,6 +48,7 @@ RerunPanel::RerunPanel(RerunService* service, QWidget* parent)
 void RerunPanel::setProjectData(ProjectDataPtr next)
 {
     m_data = next ? std::move(next) : std::make_shared<ProjectData>();
+    m_service->setProject(m_data); // indexes the project's specs off the GUI thread
     m_record = -1;
     updateState();
 }

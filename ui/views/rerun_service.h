@@ -1,10 +1,13 @@
 #pragma once
-// Live re-runs from the GUI: resolves a record to its problem and candidate
-// specs, sends the request to an isolated kwb-runner process (core/rerun
-// ProcessClient) on a pool thread, throttles progress to ~10 updates a
-// second and delivers the result on the GUI thread. One re-run at a time;
-// cancellable. When the build has no re-run client, no kwb-runner is found or
-// the runner reports no GPU, it is unavailable and says why.
+// Live re-runs from the GUI: a thin Qt adapter over core/workbench. The
+// record is resolved to a job by the same rules as `kwb rerun`/`kwb verify`
+// (workbench/rerun_job.h, over a spec index of the project built once, off
+// the GUI thread), run on the executor its kind needs (workbench/
+// executor_set.h: kwb-runner or the PyTorch bridge, each with one
+// availability answer) on a pool thread, and summarised once
+// (workbench/run_summary.h: the least-covered output, flags under this
+// service's thresholds). Progress is throttled to ~10 updates a second; the
+// result arrives on the GUI thread. One re-run at a time; cancellable.
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -17,6 +20,9 @@
 
 #include "base/progress.h"
 #include "project/project_data.h"
+#include "rerun/flags.h"
+#include "workbench/run_summary.h"
+#include "workbench/spec_index.h"
 
 namespace kwb::ui {
 
@@ -29,8 +35,9 @@ struct RerunOutcome {
     double candidateMs = kNaN;
     double referenceMs = kNaN;
     QStringList flags;      // "code: reason"
-    std::optional<Coverage> coverage;
+    std::optional<Coverage> coverage; // of the least-covered output
     QString device;
+    workbench::RunSummary summary;    // what the CLI prints for the same re-run
 };
 
 class RerunService : public QObject {
@@ -50,6 +57,10 @@ public:
     // everything else through kwb-runner; each has its own availability.
     bool canRerun(const ProjectData* project, int recordIndex, QString* reason) const;
 
+    // The project re-runs resolve records in: its spec files are indexed once,
+    // on a pool thread (start() indexes synchronously if that has not finished).
+    void setProject(ProjectDataPtr project);
+
     // Starts a re-run; false (and *reason) when the record has no specs or one is running.
     bool start(ProjectDataPtr project, int recordIndex, QString* reason);
 
@@ -59,8 +70,13 @@ public:
     static void setKernelBenchDir(const QString& dir);
     void cancel();
 
-    // Whether this build contains the re-run client at all.
+    // Whether this build contains the re-run client at all (always, now that
+    // the client is part of core; kept for callers that ask).
     static bool buildHasRerun();
+
+    // Flag thresholds re-runs are judged under (default: FlagThresholds{}).
+    void setThresholds(const FlagThresholds& thresholds) { m_thresholds = thresholds; }
+    const FlagThresholds& thresholds() const { return m_thresholds; }
 
 Q_SIGNALS:
     void availabilityChanged(bool available, const QString& reason);
@@ -79,6 +95,12 @@ private:
     QString m_reason;
     bool m_bridgeAvailable = false;
     QString m_bridgeReason;
+    FlagThresholds m_thresholds;
+    // The spec index of m_indexProject (GUI thread only; the index itself is immutable).
+    std::shared_ptr<const workbench::SpecIndex> m_index;
+    const ProjectData* m_indexProject = nullptr;
+    ProjectDataPtr m_indexing; // kept alive while its index is built
+    quint64 m_indexGeneration = 0;
 };
 
 } // namespace kwb::ui

@@ -1,0 +1,83 @@
+#pragma once
+// `kwb verify` as a use case: re-run every record of some record files and
+// append each, with its verification filled in, to a native JSONL file. One
+// line per record as it finishes, so an interrupted run resumes: records
+// already in the output are skipped (a trailing partial line is cut first).
+// Records that cannot be re-run are written with a not_run flag saying why.
+// Printing is the caller's: it gets events.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/progress.h"
+#include "base/status.h"
+#include "records/eval_record.h"
+#include "rerun/flags.h"
+#include "rerun/rerun_session.h"
+#include "workbench/executor_set.h"
+#include "workbench/rerun_job.h"
+
+namespace kwb::workbench {
+
+struct VerifyOptions {
+    std::vector<std::string> recordFiles;  // any format kwb reads (files or folders)
+    std::string out;                       // native JSONL, appended to
+    std::vector<std::string> problemDirs;  // where problem ids are looked up
+    std::vector<std::string> candidateDirs; // where records without a spec path find theirs (by id, by source file name)
+    std::string kernelbenchDir;            // KernelBench checkout for samples' problems
+    RerunOptions rerun;
+    FlagThresholds thresholds;
+};
+
+// One record to verify: the record, where it came from, and its job (or why
+// it has none).
+struct VerifyItem {
+    EvalRecord record;
+    std::string recordFile;
+    std::optional<RerunJob> job;
+    std::string whyNot;
+};
+
+struct VerifyPlan {
+    std::vector<VerifyItem> items;
+    std::size_t alreadyDone = 0;   // records found in the output
+    std::vector<Status> fileErrors; // record files that failed as a whole
+    std::vector<Status> issues;     // bad records the readers skipped
+    std::size_t jobs(ExecutorKind kind) const;
+};
+
+// Ids already in `out` (cutting a trailing partial line, an interrupted write).
+Result<std::set<std::string>> verifiedIds(const std::string& out);
+
+// Reads the record files and resolves every record not already in the output
+// to a job under the one rule set (workbench/rerun_job.h). Duplicate ids are
+// verified once.
+Result<VerifyPlan> planVerify(const VerifyOptions& options);
+
+struct VerifyEvents {
+    // Progress of one record's re-run (stage changes).
+    std::function<ProgressFn(std::size_t index, std::size_t count, const std::string& recordId)> progressFor;
+    // After each record is written: its outcome (null when it was not re-run)
+    // or the executor error text.
+    std::function<void(std::size_t index, std::size_t count, const VerifyItem& item, const RerunOutcome* outcome)> onRecord;
+};
+
+struct VerifyReport {
+    std::size_t written = 0;
+    std::size_t errors = 0;       // records whose re-run the executor could not serve (not written)
+    std::vector<Status> errorDetails;
+    bool cancelled = false;
+    std::map<std::string, int> flagCounts;
+};
+
+// Runs the plan's items in order (each on the executor its kind needs) and
+// appends every finished record to options.out. A Status error: the output
+// could not be written, or an executor the plan needs is unavailable (its
+// reason), in which case nothing is run.
+Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, ExecutorSet& executors,
+    const VerifyEvents& events, const CancelFlag* cancel);
+
+} // namespace kwb::workbench
