@@ -36,8 +36,14 @@ int runRecordRerun(const ArgParser& p, const RerunOptions& options, const FlagTh
     std::vector<workbench::RerunJob> jobs;
     bool errors = false;
     workbench::SpecIndex index;
-    for (const auto& dir : defaultProblemDirs()) index.addDirectory(dir);
-    index.addDirectory(std::string(KWB_DATASET_DIR) + "/candidates");
+    // Specs of records that name theirs by id or file name only: --problems and
+    // --candidates, else the dataset's.
+    auto problemDirs = p.values("problems");
+    if (problemDirs.empty()) problemDirs = defaultProblemDirs();
+    auto candidateDirs = p.values("candidates");
+    if (candidateDirs.empty()) candidateDirs = {std::string(KWB_DATASET_DIR) + "/candidates"};
+    for (const auto& dir : problemDirs) index.addDirectory(dir);
+    for (const auto& dir : candidateDirs) index.addDirectory(dir);
     for (const auto& ref : p.values("record")) {
         auto record = workbench::findRecordByReference(ref);
         if (!record) {

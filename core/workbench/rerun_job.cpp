@@ -43,13 +43,19 @@ std::optional<std::string> recordStringMember(const EvalRecord& record, const ch
 
 namespace {
 
-// As given when it exists (or is absolute), else beside the record file.
+// As given when it exists (or is absolute), else relative to the record
+// file's folder or any folder above it: records written by `kwb verify` in a
+// project's evaluations/ name specs relative to the project root, and the
+// answer must not depend on the working directory of the front end.
 std::string resolvePath(const std::string& path, const std::string& recordFile)
 {
     std::error_code ec;
     if (fs::path(path).is_absolute() || fs::exists(path, ec) || recordFile.empty()) return path;
-    const fs::path beside = fs::path(recordFile).parent_path() / path;
-    if (fs::exists(beside, ec)) return beside.string();
+    for (fs::path dir = fs::absolute(recordFile, ec).parent_path(); !dir.empty(); dir = dir.parent_path()) {
+        const fs::path candidate = dir / path;
+        if (fs::exists(candidate, ec)) return candidate.lexically_normal().string();
+        if (dir == dir.root_path()) break;
+    }
     return path;
 }
 

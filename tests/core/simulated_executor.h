@@ -21,6 +21,7 @@ public:
     //   "fatal"   answer with status fault and fatal = true,
     //   "slow"    sleep 300 ms before answering,
     //   "zeros" / "partial" / "mutate" / "side" / "half": a result that shows that exploit,
+    //   "partial_last": only the last output partially written,
     //   anything else: an honest, correct result.
     kwb::Result<kwb::RerunResult> execute(const kwb::RerunRequest& request, const kwb::TaskContext& ctx) override;
 
