@@ -1,7 +1,9 @@
 // kwb verify: re-run evaluation records and write them back as native records
 // with the verification fields filled in (workbench/verify_batch.h does the
 // work; this file parses and prints).
+#include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include "arg_parser.h"
 #include "commands.h"
@@ -31,6 +33,8 @@ int runVerify(const Args& args)
     p.option("out", "FILE", "native JSONL file to append verified records to (required)");
     p.repeatedOption("problems", "DIR", "where to look up problem ids (default: the dataset's problems/)");
     p.repeatedOption("candidates", "DIR", "candidate specs for records that name none by path (default: the dataset's candidates/)");
+    p.option("build-jobs", "N", "build KernelBench samples' extensions in N parallel processes before the GPU work "
+                                "(0: build each when it is re-run)", std::to_string(std::max(1u, std::thread::hardware_concurrency())));
     addRerunOptions(p);
     addBridgeOptions(p);
     p.epilog("Exit status: 0 when every record was handled, 1 on errors (unreadable input,\n"
@@ -52,6 +56,14 @@ int runVerify(const Args& args)
     vo.candidateDirs = p.values("candidates");
     if (vo.candidateDirs.empty()) vo.candidateDirs = {std::string(KWB_DATASET_DIR) + "/candidates"};
     vo.kernelbenchDir = p.value("kernelbench").value_or(std::string());
+    try {
+        const int n = std::stoi(*p.value("build-jobs"));
+        if (n < 0 || n > 4096) throw std::out_of_range("build-jobs");
+        vo.buildJobs = n;
+    } catch (const std::exception&) {
+        std::fprintf(stderr, "kwb verify: --build-jobs: invalid value '%s'\n", p.value("build-jobs")->c_str());
+        return kExitUsage;
+    }
 
     auto plan = workbench::planVerify(vo);
     if (!plan) {
@@ -80,6 +92,20 @@ int runVerify(const Args& args)
         for (const auto& f : o->result->flags) codes += (codes.empty() ? "" : ",") + f.code;
         std::fprintf(stderr, "kwb verify: [%zu/%zu] %s: %s%s%s\n", i + 1, n, item.record.id.c_str(),
             rerunStatusName(o->result->status), codes.empty() ? "" : ", flags: ", codes.c_str());
+    };
+    std::int64_t lastBuilt = -1;
+    events.buildProgress = [&](const Progress& pr) {
+        // A line per tenth of the samples, so a long pool shows it is alive.
+        if (quiet || pr.total <= 0 || (pr.done != pr.total && pr.done * 10 / pr.total == lastBuilt)) return;
+        lastBuilt = pr.done * 10 / pr.total;
+        std::fprintf(stderr, "kwb verify: building samples: %lld/%lld\n", static_cast<long long>(pr.done),
+            static_cast<long long>(pr.total));
+    };
+    events.onBuilt = [&](const workbench::BuildReport& b) {
+        std::vector<double> t = b.buildSeconds;
+        std::sort(t.begin(), t.end());
+        std::fprintf(stderr, "kwb verify: built %zu distinct samples in %.1f s with %d workers (%zu cached, %zu failed; median %.1f s each)\n",
+            b.distinct, b.wallSeconds, vo.buildJobs, b.cacheHits, b.failed, t.empty() ? 0.0 : t[t.size() / 2]);
     };
     auto report = workbench::runVerify(*plan, vo, executors, events, installInterruptFlag());
     if (!report) {

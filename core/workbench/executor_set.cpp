@@ -59,6 +59,7 @@ const Availability& ExecutorSet::probe(ExecutorKind kind)
             a.reason = bridge.status().message();
             return a;
         }
+        m_bridgeCommand = *bridge;
         options = torchBridgeClientOptions(*bridge);
         a.command = bridge->python + " " + bridge->script;
     }

@@ -8,9 +8,11 @@
 // (views/rerun_service); the CLI uses it from its main thread.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "rerun/executor.h"
+#include "rerun/kernelbench_sample.h"
 #include "rerun/process_client.h"
 #include "workbench/rerun_job.h"
 
@@ -44,6 +46,9 @@ public:
     // The started executor when probe(kind) found it available, else null.
     Executor* executor(ExecutorKind kind);
     std::int32_t restarts(ExecutorKind kind) const;
+    // How the bridge is started (after probe(Bridge) found it): the build pool
+    // runs the same interpreter and script.
+    const std::optional<TorchBridgeCommand>& bridgeCommand() const { return m_bridgeCommand; }
 
 private:
     struct Slot {
@@ -54,6 +59,7 @@ private:
 
     ExecutorConfig m_config;
     std::map<int, Slot> m_slots;
+    std::optional<TorchBridgeCommand> m_bridgeCommand;
 };
 
 } // namespace kwb::workbench

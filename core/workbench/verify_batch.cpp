@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "base/mapped_file.h"
 #include "records/native_reader.h"
 #include "records/native_writer.h"
@@ -72,6 +74,30 @@ Result<VerifyPlan> planVerify(const VerifyOptions& options)
     return plan;
 }
 
+namespace {
+
+// What the bridge would have answered for a sample that does not build,
+// without sending it to the GPU.
+RerunOutcome compileErrorOutcome(const RerunJob& job, const std::string& error, const FlagThresholds& thresholds)
+{
+    RerunResult r;
+    r.id = job.request.id;
+    r.problemId = job.request.problem.id;
+    r.candidateId = job.request.candidate.id;
+    r.status = RerunStatus::CompileError;
+    r.message = "the build pool could not build the sample: " + error;
+    r.precision = job.request.problem.precision;
+    r.flags = deriveFlags(r, thresholds);
+    RerunOutcome o;
+    o.problemId = r.problemId;
+    o.candidateId = r.candidateId;
+    o.expectation = checkExpectations(job.request.candidate, r);
+    o.result = std::move(r);
+    return o;
+}
+
+} // namespace
+
 Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, ExecutorSet& executors,
     const VerifyEvents& events, const CancelFlag* cancel)
 {
@@ -81,6 +107,24 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
         const Availability& a = executors.probe(kind);
         if (!a.available) return Status(ErrorCode::Unsupported, a.reason);
     }
+    // The build pool: every sample's compiler runs before the GPU work starts.
+    std::map<std::string, SampleBuild> builds;
+    if (options.buildJobs > 0 && plan.jobs(ExecutorKind::Bridge) > 0 && executors.bridgeCommand()) {
+        std::vector<const RerunJob*> jobs;
+        for (const auto& i : plan.items)
+            if (i.job) jobs.push_back(&*i.job);
+        std::string scratch = options.buildScratchDir;
+        if (scratch.empty()) scratch = (fs::temp_directory_path() / ("kwb-build-" + std::to_string(::getpid()))).string();
+        TaskContext buildCtx;
+        buildCtx.cancel = cancel;
+        buildCtx.progress = events.buildProgress;
+        KWB_ASSIGN_OR_RETURN(BuildReport built, prebuildSamples(jobs, *executors.bridgeCommand(), options.buildJobs, scratch, buildCtx));
+        if (events.onBuilt) events.onBuilt(built);
+        builds = std::move(built.bySource);
+        std::error_code ec;
+        if (options.buildScratchDir.empty()) fs::remove_all(scratch, ec);
+    }
+
     std::FILE* sink = std::fopen(options.out.c_str(), "ab");
     if (!sink) return Status(ErrorCode::IoError, "cannot open for appending", SourcePosition{options.out});
     VerifyReport report;
@@ -99,7 +143,13 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
             TaskContext ctx;
             ctx.cancel = cancel;
             if (events.progressFor) ctx.progress = events.progressFor(i, count, record.id);
-            outcome = runJob(executors, *item.job, options.thresholds, ctx);
+            const SampleBuild* build = nullptr;
+            if (item.job->executor == ExecutorKind::Bridge) {
+                auto b = builds.find(sampleSourceKey(item.job->request.candidate.source));
+                if (b != builds.end() && !b->second.ok) build = &b->second;
+            }
+            outcome = build ? compileErrorOutcome(*item.job, build->error, options.thresholds)
+                            : runJob(executors, *item.job, options.thresholds, ctx);
             if (outcome->error.code() == ErrorCode::Cancelled || (cancel && cancel->isCancelled())) {
                 report.cancelled = true;
                 break;

@@ -17,6 +17,7 @@
 #include "records/eval_record.h"
 #include "rerun/flags.h"
 #include "rerun/rerun_session.h"
+#include "workbench/build_pool.h"
 #include "workbench/executor_set.h"
 #include "workbench/rerun_job.h"
 
@@ -30,6 +31,8 @@ struct VerifyOptions {
     std::string kernelbenchDir;            // KernelBench checkout for samples' problems
     RerunOptions rerun;
     FlagThresholds thresholds;
+    int buildJobs = 0;                     // build pool workers for KernelBench samples (0: no pre-build)
+    std::string buildScratchDir;           // where the pool writes the samples it builds (default: a temp folder)
 };
 
 // One record to verify: the record, where it came from, and its job (or why
@@ -63,6 +66,9 @@ struct VerifyEvents {
     // After each record is written: its outcome (null when it was not re-run)
     // or the executor error text.
     std::function<void(std::size_t index, std::size_t count, const VerifyItem& item, const RerunOutcome* outcome)> onRecord;
+    // The build pool's progress ({"build", done, total}) and its report.
+    ProgressFn buildProgress;
+    std::function<void(const BuildReport& report)> onBuilt;
 };
 
 struct VerifyReport {
@@ -76,7 +82,10 @@ struct VerifyReport {
 // Runs the plan's items in order (each on the executor its kind needs) and
 // appends every finished record to options.out. A Status error: the output
 // could not be written, or an executor the plan needs is unavailable (its
-// reason), in which case nothing is run.
+// reason), in which case nothing is run. With options.buildJobs > 0 every
+// distinct KernelBench sample is built first, in parallel (workbench/
+// build_pool.h); a sample that fails to build is written as compile_error
+// with the compiler's first error and never reaches the GPU.
 Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, ExecutorSet& executors,
     const VerifyEvents& events, const CancelFlag* cancel);
 

@@ -1,0 +1,72 @@
+#pragma once
+// The build pool: before the GPU work of a batch starts, every distinct
+// KernelBench sample's extension is built in parallel across the machine's
+// cores into the bridge's source-hash cache (`kwb_torch_bridge.py --build`,
+// one process per sample), so the GPU never waits on a compiler. A sample
+// whose build fails becomes a compile_error result carrying the compiler's
+// first error, and is not sent to the GPU.
+//
+// Thread: runPool blocks its caller; children run in their own process
+// groups and are killed on timeout or cancellation.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/progress.h"
+#include "base/status.h"
+#include "rerun/kernelbench_sample.h"
+#include "workbench/rerun_job.h"
+
+namespace kwb::workbench {
+
+// One command of a pool: argv[0] is an executable path.
+struct PoolTask {
+    std::vector<std::string> argv;
+    double timeoutS = 900.0;
+};
+
+struct PoolTaskResult {
+    int exitCode = -1;      // -1: killed (timeout, cancel) or not started
+    bool timedOut = false;
+    double seconds = 0.0;
+    std::string stderrText; // at most the last 64 KiB
+    std::string startError; // why it could not be started
+};
+
+// Runs the tasks, at most `jobs` at a time (>= 1). `progress` is called on the
+// caller's thread with {"build", finished, total}. Cancellation kills running
+// tasks and starts no more; their results say so.
+std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs, const TaskContext& ctx = {});
+
+// The compiler's first error in a build log ("file(12): error: …", "error: …"),
+// else the log's last non-empty line.
+std::string firstCompilerError(const std::string& log);
+
+struct SampleBuild {
+    bool ok = false;
+    bool cacheHit = false;
+    double seconds = 0.0;
+    std::string error; // the first compiler error when !ok
+};
+
+struct BuildReport {
+    std::size_t distinct = 0; // distinct sample sources built
+    std::size_t failed = 0;
+    std::size_t cacheHits = 0;
+    double wallSeconds = 0.0;
+    std::vector<double> buildSeconds; // per distinct sample, in order
+    std::map<std::string, SampleBuild> bySource; // key: sampleSourceKey()
+};
+
+// The key a sample's build is filed under: a hash of its source text.
+std::string sampleSourceKey(const std::string& source);
+
+// Builds the KernelBench samples among `jobs` (others are ignored) with the
+// bridge `command` in `workers` parallel processes. Scratch files go to
+// `scratchDir` (created). Errors: the scratch folder cannot be written.
+Result<BuildReport> prebuildSamples(const std::vector<const RerunJob*>& jobs, const TorchBridgeCommand& command,
+    int workers, const std::string& scratchDir, const TaskContext& ctx = {});
+
+} // namespace kwb::workbench
