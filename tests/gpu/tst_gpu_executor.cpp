@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "gpu/gpu_executor.h"
+#include "gpu/pipeline/gpu_executor.h"
 #include "gpu_test.h"
 #include "problems/candidate_spec.h"
 #include "problems/problem_spec.h"

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/device_metrics.h"
-#include "gpu/input_generator.h"
+#include "gpu/checks/device_metrics.h"
+#include "gpu/checks/input_generator.h"
 #include "gpu_test.h"
 #include "problems/output_metrics.h"
 
@@ -114,7 +114,7 @@ void checkCase(kwb::gpu::DeviceMetrics& dm, const Case& c)
         static_cast<std::int64_t>(c.out.size()), c.tol.atol, c.tol.rtol, nullptr);
     GT_OK(r);
     if (!r) return;
-    const kwb::gpu::DeviceOutputMetrics& d = *r;
+    const kwb::OutputMetrics& d = r->metrics;
     std::printf("  %-28s n=%-9lld oot=%-8lld first=%-8lld maxAbs=%.3g relL2=%.3g nan=%lld/%lld inf=%lld/%lld zeros=%d\n",
         c.name.c_str(), static_cast<long long>(h.count), static_cast<long long>(h.outOfTolerance),
         static_cast<long long>(h.firstMismatch), h.maxAbsError, h.relL2Error, static_cast<long long>(h.nanCount),
@@ -142,7 +142,7 @@ void checkCase(kwb::gpu::DeviceMetrics& dm, const Case& c)
     GT_CHECK_EQ(d.infCount, h.infCount);
     GT_CHECK_EQ(d.refNanCount, h.refNanCount);
     GT_CHECK_EQ(d.refInfCount, h.refInfCount);
-    GT_CHECK_EQ(d.zerosPass, hz);
+    GT_CHECK_EQ(r->zerosPass, hz);
     if (kwb::gputest::failures() != before)
         std::printf("    device: relL2=%.17g refRms=%.17g maxAbs=%.17g; host: relL2=%.17g refRms=%.17g maxAbs=%.17g; "
                     "long double: relL2=%.17g refRms=%.17g\n",
@@ -345,7 +345,7 @@ void testHalfConversion()
 // At the largest sizes of the suite: 2^31 + 1000 elements (8.6 GB per
 // buffer), so flat indices pass 2^31; one mismatch placed beyond it. Prints
 // the time of the comparison and of the determinism check.
-void testLarge(const kwb::gpu::DeviceInfo& dev, kwb::gpu::DeviceMetrics& dm)
+void testLarge(const kwb::DeviceInfo& dev, kwb::gpu::DeviceMetrics& dm)
 {
     const std::int64_t n = (std::int64_t{1} << 31) + 1000;
     const std::size_t bytes = static_cast<std::size_t>(n) * 4;
@@ -414,7 +414,7 @@ void testLarge(const kwb::gpu::DeviceInfo& dev, kwb::gpu::DeviceMetrics& dm)
 
 int main()
 {
-    const kwb::gpu::DeviceInfo dev = kwb::gputest::requireDevice(kTestName);
+    const kwb::DeviceInfo dev = kwb::gputest::requireDevice(kTestName);
     kwb::gpu::DeviceMetrics dm;
     testCompare(dm);
     testDiffering(dm);
