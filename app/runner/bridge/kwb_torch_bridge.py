@@ -408,7 +408,6 @@ class Bridge:
         self.session = None
         self.ext_cache = ExtensionCache()
         self.tol_policy = ("kernelbench", 0.0, 0.0)
-        self.timing_stream = None
         if torch is None:
             self.reason = "PyTorch is not installed (%s: %s)" % (sys.executable, TORCH_ERROR)
             return
@@ -786,15 +785,12 @@ class Bridge:
     # -- timing
 
     def measure(self, reference, fn, trials, warmup, l2_flush, use_cupti, what):
-        """Times `fn` through the core's timer on a stream of the bridge's own,
-        which is the sample's current stream while it runs (work the sample
-        puts elsewhere shows in the CUPTI window as another stream's)."""
-        if self.timing_stream is None:
-            self.timing_stream = torch.cuda.Stream()
-        stream = self.timing_stream
-        with torch.cuda.stream(stream):
-            raised = self.session.time(reference, fn, ctypes.c_void_p(stream.cuda_stream), warmup, max(1, trials),
-                                       l2_flush, use_cupti)
+        """Times `fn` through the core's timer on torch's current stream, the
+        one KernelBench times on and samples launch on (work a sample puts on
+        another stream shows in the CUPTI window as that stream's)."""
+        stream = torch.cuda.current_stream()
+        raised = self.session.time(reference, fn, ctypes.c_void_p(stream.cuda_stream), warmup, max(1, trials),
+                                   l2_flush, use_cupti)
         if raised is not None:
             if isinstance(raised, CandidateError):
                 raise raised
