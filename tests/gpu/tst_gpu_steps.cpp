@@ -17,9 +17,8 @@
 #include "gpu/pipeline/gpu_executor.h"
 #include "gpu/pipeline/run_context.h"
 #include "gpu/pipeline/run_steps.h"
+#include "fixture_request.h"
 #include "gpu_test.h"
-#include "problems/candidate_spec.h"
-#include "problems/problem_spec.h"
 
 namespace {
 
@@ -27,20 +26,7 @@ constexpr const char* kTestName = "tst_gpu_steps";
 
 kwb::RerunRequest request(const std::string& problem, const std::string& candidate)
 {
-    kwb::RerunRequest r;
-    const char* env = std::getenv("KWB_TEST_DATA_DIR");
-    const std::string data = env && *env ? env : KWB_TEST_DATA_DIR;
-    auto p = kwb::loadProblemSpec(data + "/problems/" + problem + ".json");
-    auto c = kwb::loadCandidateSpec(data + "/candidates/" + problem + "/" + candidate + ".json");
-    GT_OK(p);
-    GT_OK(c);
-    if (p) r.problem = *p;
-    if (c) r.candidate = *c;
-    r.id = problem + "/" + candidate;
-    r.options.trials = 10;
-    r.options.warmup = 2;
-    r.options.correctnessTrials = 2;
-    return r;
+    return kwb::gputest::fixtureRequest(problem, candidate, 10, 2, 2);
 }
 
 std::uint64_t inputHash(kwb::gpu::RunContext& ctx, const kwb::gpu::Tensor& t)

@@ -178,22 +178,13 @@ int kwb_bridge_tolerance(const char* policy, const char* precision, double atol_
     double* rtol)
 {
     if (!policy || !precision || !atol || !rtol) return fail("tolerance: null argument");
-    kwb::TolerancePolicy p;
-    const std::string name(policy);
-    if (name == "kernelbench") p.kind = kwb::TolerancePolicy::Kind::KernelBench;
-    else if (name == "kernelbench_legacy") p.kind = kwb::TolerancePolicy::Kind::KernelBenchLegacy;
-    else if (name == "explicit") {
-        p.kind = kwb::TolerancePolicy::Kind::Explicit;
-        p.atol = atol_in;
-        p.rtol = rtol_in;
-    } else
-        return fail("tolerance: unknown policy '" + name + "'");
-    const auto dtype = kwb::dtypeFromName(precision);
-    if (!dtype) return fail(std::string("tolerance: unknown precision '") + precision + "'");
-    const kwb::ToleranceValues v = kwb::resolveTolerance(p, *dtype);
-    *atol = v.atol;
-    *rtol = v.rtol;
-    return 0;
+    return guarded([&] {
+        auto v = kwb::gpu::toleranceNamed(policy, precision, atol_in, rtol_in);
+        if (!v) return fromStatus(v.status());
+        *atol = v->atol;
+        *rtol = v->rtol;
+        return 0;
+    });
 }
 
 int kwb_bridge_compare(const float* out, const float* ref, int64_t count, double atol, double rtol,

@@ -41,7 +41,8 @@ Status BridgeSession::ensureDevice()
     return Status::ok();
 }
 
-Status BridgeSession::setTolerance(const std::string& policy, const std::string& precision, double atol, double rtol)
+Result<ToleranceValues> toleranceNamed(const std::string& policy, const std::string& precision, double atol,
+    double rtol)
 {
     TolerancePolicy p;
     if (policy == "kernelbench") p.kind = TolerancePolicy::Kind::KernelBench;
@@ -54,8 +55,13 @@ Status BridgeSession::setTolerance(const std::string& policy, const std::string&
         return Status(ErrorCode::InvalidArgument, "tolerance: unknown policy '" + policy + "'");
     const auto dtype = dtypeFromName(precision);
     if (!dtype) return Status(ErrorCode::InvalidArgument, "tolerance: unknown precision '" + precision + "'");
-    m_result.tolerance = resolveTolerance(p, *dtype);
-    m_result.precision = *dtype;
+    return resolveTolerance(p, *dtype);
+}
+
+Status BridgeSession::setTolerance(const std::string& policy, const std::string& precision, double atol, double rtol)
+{
+    KWB_ASSIGN_OR_RETURN(m_result.tolerance, toleranceNamed(policy, precision, atol, rtol));
+    m_result.precision = dtypeFromName(precision).value_or(DType::F32);
     return Status::ok();
 }
 

@@ -40,6 +40,11 @@ struct BridgeScanner {
     bool havePassB = false;
 };
 
+// The tolerance of a policy named as the protocol names it ("kernelbench",
+// "kernelbench_legacy", "explicit" with atol/rtol) for a precision ("float32", "fp16", ...).
+Result<ToleranceValues> toleranceNamed(const std::string& policy, const std::string& precision, double atol,
+    double rtol);
+
 class BridgeSession {
 public:
     BridgeSession() = default;

@@ -1,10 +1,10 @@
 #pragma once
 // GpuExecutor: runs re-run requests on the local GPU, inside kwb-runner.
 //
-// For one request (the steps of gpu/pipeline/run_steps.h): compile the candidate (NVRTC module or nvcc shared
-// object, cached by source hash), generate inputs on the GPU, run the
-// coverage check (sentinel A run + scan, sentinel B run + scan), the
-// correctness trials on fresh inputs against the built-in reference (with
+// For one request, the steps of gpu/pipeline/run_steps.h: compile the
+// candidate (NVRTC module or nvcc shared object, cached by source hash),
+// generate inputs on the GPU, run the coverage check (sentinel A run + scan,
+// sentinel B run + scan), the correctness trials on fresh inputs against the built-in reference (with
 // input hashes before/after, zero acceptance and a determinism re-run), then
 // time candidate and reference the same way (warm-up, L2 flush, CUDA events,
 // CUPTI window over every stream). Whatever the candidate does comes back as
