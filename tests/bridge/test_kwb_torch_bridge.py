@@ -163,6 +163,12 @@ class RequestHandlingTest(unittest.TestCase):
         self.assertIn('"%s"' % kb.PROTOCOL, replies[2]["message"])
         self.assertIn("hello, rerun and shutdown", replies[3]["message"])
 
+    def test_malformed_options_still_get_a_result(self):
+        req = header("rerun", "bad-options")
+        req.update({"problem": {"id": "p"}, "candidate": {"id": "c"}, "options": {"warmup": "many"}})
+        _, replies = serve_lines([json.dumps(req)])
+        self.assertEqual((replies[-1]["type"], replies[-1]["id"]), ("result", "bad-options"))
+
     def test_shutdown_ends_the_loop(self):
         _, replies = serve_lines([json.dumps(header("shutdown")), json.dumps(header("hello"))])
         self.assertEqual(replies, [])

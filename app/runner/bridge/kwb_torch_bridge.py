@@ -509,7 +509,11 @@ class Bridge:
                 r["fatal"] = True
         wall = (time.perf_counter() - started) * 1e3
         r["wall_ms"] = num(wall)
-        r["overhead_ms"] = num(max(0.0, wall - timed_ms(r, int((msg.get("options") or {}).get("warmup", 10)))))
+        try:
+            warmup = int((msg.get("options") or {}).get("warmup", 10))
+        except (TypeError, ValueError, AttributeError):
+            warmup = 0
+        r["overhead_ms"] = num(max(0.0, wall - timed_ms(r, warmup)))
         return r
 
     def run_sample(self, rid, problem, candidate, kb, options, r):
