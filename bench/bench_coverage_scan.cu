@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/coverage_scan.h"
-#include "gpu/device_info.h"
+#include "gpu/checks/coverage_scan.h"
+#include "gpu/device/device_info.h"
 
 using namespace kwb::gpu;
 
@@ -148,7 +148,7 @@ int main(int argc, char** argv)
     auto dev = openDevice(0);
     if (!dev) return 1;
     std::printf("device: %s, %d SMs, L2 %lld MiB, driver %s\n", dev->name.c_str(), dev->smCount,
-        static_cast<long long>(dev->l2Bytes >> 20), dev->driverVersionText.c_str());
+        static_cast<long long>(dev->l2Bytes >> 20), kwb::gpu::kernelDriverVersion().c_str());
     std::printf("%-40s %9s %10s %10s %10s %9s\n", "case", "out GiB", "scan ms", "scan GB/s", "copy GB/s", "% of copy");
 
     for (double gib : sizes) {

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "gpu/cupti_tracer.h"
-#include "gpu/device_info.h"
-#include "gpu/kernel_timer.h"
+#include "gpu/timing/cupti_tracer.h"
+#include "gpu/device/device_info.h"
+#include "gpu/timing/kernel_timer.h"
 
 using namespace kwb::gpu;
 
@@ -82,7 +82,7 @@ int main(int argc, char** argv)
     auto dev = openDevice(0);
     if (!dev) return 1;
     std::printf("device: %s, driver %s, %d repeats of (10 warm-up + 100 timed trials)\n", dev->name.c_str(),
-        dev->driverVersionText.c_str(), repeats);
+        kwb::gpu::kernelDriverVersion().c_str(), repeats);
     cudaStream_t stream = nullptr;
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     int* sink = nullptr;

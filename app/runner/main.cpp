@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "gpu/gpu_executor.h"
+#include "gpu/pipeline/gpu_executor.h"
 #include "rerun/protocol.h"
 #include "rerun/runner_loop.h"
 

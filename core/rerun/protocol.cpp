@@ -47,41 +47,6 @@ double RerunResult::minCoverage() const
     return m;
 }
 
-double TimingStats::correctedMedianMs() const
-{
-    return eventOverheadMs ? std::max(0.0, medianMs - *eventOverheadMs) : medianMs;
-}
-
-TimingStats summarizeTimings(std::vector<double> samples, bool keepSamples)
-{
-    TimingStats t;
-    t.trials = static_cast<std::int32_t>(samples.size());
-    if (samples.empty()) return t;
-    if (keepSamples) t.samplesMs = samples;
-    std::sort(samples.begin(), samples.end());
-    const auto quantile = [&](double q) {
-        const double pos = q * double(samples.size() - 1);
-        const auto lo = static_cast<std::size_t>(std::floor(pos));
-        const std::size_t hi = std::min(lo + 1, samples.size() - 1);
-        return samples[lo] + (samples[hi] - samples[lo]) * (pos - double(lo));
-    };
-    t.medianMs = quantile(0.5);
-    t.q1Ms = quantile(0.25);
-    t.q3Ms = quantile(0.75);
-    t.iqrMs = t.q3Ms - t.q1Ms;
-    t.minMs = samples.front();
-    t.maxMs = samples.back();
-    double sum = 0.0;
-    for (double s : samples) sum += s;
-    t.meanMs = sum / double(samples.size());
-    double var = 0.0;
-    for (double s : samples) var += (s - t.meanMs) * (s - t.meanMs);
-    // Sample standard deviation (n - 1), as torch.std / numpy ddof=1.
-    t.stdMs = samples.size() > 1 ? std::sqrt(var / double(samples.size() - 1)) : 0.0;
-    t.cv = t.meanMs > 0 ? t.stdMs / t.meanMs : 0.0;
-    return t;
-}
-
 namespace {
 
 using nlohmann::json;

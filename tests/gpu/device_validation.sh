@@ -30,7 +30,7 @@ for step in $STEPS; do
     echo "== $step $(date -u +%T)"
     case $step in
     tests)
-        for t in coverage timer references fault modules inputs metrics bridge_api executor; do
+        for t in coverage timer references fault modules inputs metrics bridge_api executor steps; do
             echo "== tst_gpu_$t"; timeout 300 "$BUILD/tests/gpu/tst_gpu_$t"; echo "rc=$?"
         done > "$R/tests.txt" 2>&1
         grep -E "^== |rc=|FAIL|event bracket|less the bracket|without flush" "$R/tests.txt" ;;

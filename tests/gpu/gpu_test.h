@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "gpu/device_info.h"
+#include "gpu/device/device_info.h"
 
 namespace kwb::gputest {
 
@@ -17,7 +17,7 @@ inline int& failures()
 }
 
 // Skips the whole test program when there is no device; opens device 0 otherwise.
-inline kwb::gpu::DeviceInfo requireDevice(const char* test)
+inline kwb::DeviceInfo requireDevice(const char* test)
 {
     std::string why;
     if (kwb::gpu::deviceCount(&why) == 0) {
@@ -29,7 +29,7 @@ inline kwb::gpu::DeviceInfo requireDevice(const char* test)
         std::printf("FAIL: %s: cannot open device 0: %s\n", test, d.status().toString().c_str());
         std::exit(1);
     }
-    std::printf("device: %s (%s, %d SMs)\n", d->name.c_str(), d->archName().c_str(), d->smCount);
+    std::printf("device: %s (%s, %d SMs)\n", d->name.c_str(), kwb::gpu::archName(*d).c_str(), d->smCount);
     return *d;
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/bridge_api.h"
+#include "gpu/bridge/bridge_api.h"
 #include "gpu_test.h"
 
 namespace {

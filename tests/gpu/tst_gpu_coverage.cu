@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "gpu/coverage_scan.h"
+#include "gpu/checks/coverage_scan.h"
 #include "gpu_test.h"
 
 using namespace kwb::gpu;

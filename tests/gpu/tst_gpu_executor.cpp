@@ -8,10 +8,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "gpu/gpu_executor.h"
+#include "gpu/pipeline/gpu_executor.h"
+#include "fixture_request.h"
 #include "gpu_test.h"
-#include "problems/candidate_spec.h"
-#include "problems/problem_spec.h"
 
 namespace {
 
@@ -19,21 +18,7 @@ constexpr const char* kTestName = "tst_gpu_executor";
 
 kwb::RerunRequest request(const std::string& problem, const std::string& candidate)
 {
-    kwb::RerunRequest r;
-    // The build's path, unless the tests run from a copy of the tree elsewhere.
-    const char* env = std::getenv("KWB_TEST_DATA_DIR");
-    const std::string data = env && *env ? env : KWB_TEST_DATA_DIR;
-    auto p = kwb::loadProblemSpec(data + "/problems/" + problem + ".json");
-    auto c = kwb::loadCandidateSpec(data + "/candidates/" + problem + "/" + candidate + ".json");
-    GT_OK(p);
-    GT_OK(c);
-    if (p) r.problem = *p;
-    if (c) r.candidate = *c;
-    r.id = problem + "/" + candidate;
-    r.options.trials = 20;
-    r.options.warmup = 3;
-    r.options.correctnessTrials = 2;
-    return r;
+    return kwb::gputest::fixtureRequest(problem, candidate, 20, 3, 2);
 }
 
 void checkHonest(kwb::gpu::GpuExecutor& ex, const std::string& problem, const std::string& candidate)

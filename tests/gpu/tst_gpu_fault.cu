@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "gpu/gpu_check.h"
+#include "gpu/device/gpu_check.h"
 #include "gpu_test.h"
 
 extern char** environ;

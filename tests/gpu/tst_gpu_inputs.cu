@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "gpu/input_generator.h"
+#include "gpu/checks/input_generator.h"
 #include "gpu_test.h"
 
 using namespace kwb::gpu;

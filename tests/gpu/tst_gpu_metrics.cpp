@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "gpu/device_metrics.h"
-#include "gpu/input_generator.h"
+#include "gpu/checks/device_metrics.h"
+#include "gpu/checks/input_generator.h"
 #include "gpu_test.h"
 #include "problems/output_metrics.h"
 
@@ -114,7 +114,7 @@ void checkCase(kwb::gpu::DeviceMetrics& dm, const Case& c)
         static_cast<std::int64_t>(c.out.size()), c.tol.atol, c.tol.rtol, nullptr);
     GT_OK(r);
     if (!r) return;
-    const kwb::gpu::DeviceOutputMetrics& d = *r;
+    const kwb::OutputMetrics& d = r->metrics;
     std::printf("  %-28s n=%-9lld oot=%-8lld first=%-8lld maxAbs=%.3g relL2=%.3g nan=%lld/%lld inf=%lld/%lld zeros=%d\n",
         c.name.c_str(), static_cast<long long>(h.count), static_cast<long long>(h.outOfTolerance),
         static_cast<long long>(h.firstMismatch), h.maxAbsError, h.relL2Error, static_cast<long long>(h.nanCount),
@@ -142,7 +142,7 @@ void checkCase(kwb::gpu::DeviceMetrics& dm, const Case& c)
     GT_CHECK_EQ(d.infCount, h.infCount);
     GT_CHECK_EQ(d.refNanCount, h.refNanCount);
     GT_CHECK_EQ(d.refInfCount, h.refInfCount);
-    GT_CHECK_EQ(d.zerosPass, hz);
+    GT_CHECK_EQ(r->zerosPass, hz);
     if (kwb::gputest::failures() != before)
         std::printf("    device: relL2=%.17g refRms=%.17g maxAbs=%.17g; host: relL2=%.17g refRms=%.17g maxAbs=%.17g; "
                     "long double: relL2=%.17g refRms=%.17g\n",
@@ -313,6 +313,20 @@ void testDiffering(kwb::gpu::DeviceMetrics& dm)
     if (signedZero) GT_CHECK_EQ(*signedZero, 2);
     auto bad = dm.countDiffering(dx.get(), dy.get(), 4, 3, nullptr);
     GT_CHECK(!bad && bad.status().message().find("width 3") != std::string::npos);
+
+    // Masked by the sentinels of two differently prefilled runs: only elements
+    // both runs wrote count (run A left element 1 unwritten, run B element 2).
+    const std::uint32_t sa = 0xAAAAAAAAu, sb = 0xBBBBBBBBu;
+    const std::uint32_t a[5] = {1, sa, 3, 4, 5};
+    const std::uint32_t b[5] = {1, 2, sb, 9, 5};
+    DeviceCopy da(a, sizeof a);
+    DeviceCopy db(b, sizeof b);
+    auto written = dm.countDifferingWritten(da.get(), db.get(), 5, 4, sa, sb, nullptr);
+    GT_OK(written);
+    if (written) GT_CHECK_EQ(*written, 1); // element 3 only
+    auto all = dm.countDiffering(da.get(), db.get(), 5, 4, nullptr);
+    GT_OK(all);
+    if (all) GT_CHECK_EQ(*all, 3);
 }
 
 // The executor compares half-precision outputs after convertToFloat; it must
@@ -345,7 +359,7 @@ void testHalfConversion()
 // At the largest sizes of the suite: 2^31 + 1000 elements (8.6 GB per
 // buffer), so flat indices pass 2^31; one mismatch placed beyond it. Prints
 // the time of the comparison and of the determinism check.
-void testLarge(const kwb::gpu::DeviceInfo& dev, kwb::gpu::DeviceMetrics& dm)
+void testLarge(const kwb::DeviceInfo& dev, kwb::gpu::DeviceMetrics& dm)
 {
     const std::int64_t n = (std::int64_t{1} << 31) + 1000;
     const std::size_t bytes = static_cast<std::size_t>(n) * 4;
@@ -394,14 +408,14 @@ void testLarge(const kwb::gpu::DeviceInfo& dev, kwb::gpu::DeviceMetrics& dm)
                     "out of tolerance %lld, differing %lld, rel L2 %.3g, ref RMS %.6f\n",
             static_cast<double>(compareMs), 2.0 * static_cast<double>(bytes) / (static_cast<double>(compareMs) * 1e6),
             static_cast<double>(differMs), 2.0 * static_cast<double>(bytes) / (static_cast<double>(differMs) * 1e6),
-            static_cast<long long>(m->firstMismatch), static_cast<long long>(m->outOfTolerance),
-            static_cast<long long>(*d), m->relL2Error, m->refRms);
-        GT_CHECK_EQ(m->count, n);
-        GT_CHECK_EQ(m->firstMismatch, bad);
-        GT_CHECK_EQ(m->outOfTolerance, 1);
-        GT_CHECK(!m->allclose);
+            static_cast<long long>(m->metrics.firstMismatch), static_cast<long long>(m->metrics.outOfTolerance),
+            static_cast<long long>(*d), m->metrics.relL2Error, m->metrics.refRms);
+        GT_CHECK_EQ(m->metrics.count, n);
+        GT_CHECK_EQ(m->metrics.firstMismatch, bad);
+        GT_CHECK_EQ(m->metrics.outOfTolerance, 1);
+        GT_CHECK(!m->metrics.allclose);
         GT_CHECK_EQ(*d, 1);
-        GT_CHECK(m->refRms > 0.99 && m->refRms < 1.01);
+        GT_CHECK(m->metrics.refRms > 0.99 && m->metrics.refRms < 1.01);
     }
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
@@ -414,7 +428,7 @@ void testLarge(const kwb::gpu::DeviceInfo& dev, kwb::gpu::DeviceMetrics& dm)
 
 int main()
 {
-    const kwb::gpu::DeviceInfo dev = kwb::gputest::requireDevice(kTestName);
+    const kwb::DeviceInfo dev = kwb::gputest::requireDevice(kTestName);
     kwb::gpu::DeviceMetrics dm;
     testCompare(dm);
     testDiffering(dm);

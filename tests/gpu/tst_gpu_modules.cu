@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "gpu/driver_api.h"
-#include "gpu/module_cache.h"
-#include "gpu/shared_object_cache.h"
+#include "gpu/device/driver_api.h"
+#include "gpu/compile/module_cache.h"
+#include "gpu/compile/shared_object_cache.h"
 #include "gpu_test.h"
 
 using namespace kwb::gpu;

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "gpu/cublas_reference.h"
-#include "gpu/input_generator.h"
-#include "gpu/reference_kernels.h"
+#include "gpu/references/cublas_reference.h"
+#include "gpu/checks/input_generator.h"
+#include "gpu/references/reference_kernels.h"
 #include "gpu_test.h"
 
 using namespace kwb::gpu;

@@ -4,14 +4,19 @@
 Re-runs KernelBench samples -- a Python module defining ``ModelNew``, usually
 with CUDA built by ``torch.utils.cpp_extension.load_inline`` -- against the
 ``Model`` of a KernelBench problem file, behind the same ``kwb.rerun/1``
-JSON-lines protocol as kwb-runner (requests on stdin, replies on stdout), with
-the checks the core owns: sentinel-poisoned outputs and the two-pass coverage
-scan, KernelBench's allclose with scale-invariant metrics and zero acceptance,
-fresh inputs per trial, input hashes, determinism, CUDA-event timing with an
-L2 flush, and CUPTI (through torch.profiler / Kineto) records of every kernel
-on every stream. The GPU checks and metrics come from libkwb_bridge.so (the
-core's code behind a C ABI), loaded with ctypes from beside this script or
-from $KWB_BRIDGE_LIB.
+JSON-lines protocol as kwb-runner (requests on stdin, replies on stdout).
+
+This script holds no check logic. It supplies what only Python can: calls of
+the sample's ModelNew and of the problem's Model, their tensors (device
+pointers, sizes, dtypes), and sentinel-poisoned memory for the sample's own
+allocations. Every measurement that decides the verdict is the core's C++,
+through libkwb_bridge.so (core/gpu/bridge/bridge_api.h, loaded with ctypes
+from beside this script or from $KWB_BRIDGE_LIB): the two-pass coverage scan,
+KernelBench's allclose with scale-invariant metrics and zero acceptance over
+the trials, input hashes, determinism, timing (warm-up, L2 flush, CUDA events
+with the calibrated bracket, the statistics), the CUPTI window of every kernel
+on every stream and its library kernels by the rule table; the result's check
+members are encoded by the core's protocol encoder.
 
 Without PyTorch (or without a CUDA device, or without the library) it still
 speaks the protocol: ``hello`` is answered with device_present = false and the
@@ -30,7 +35,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 import time
 import traceback
 import types
@@ -41,11 +45,10 @@ REFERENCE_NAME = "kernelbench_model"
 EXIT_UNUSABLE = 1  # no torch / no device / no library
 EXIT_FATAL = 4     # sticky CUDA error: the parent starts a fresh bridge (as kwb-runner)
 
-# Kernel names of vendor libraries (cuBLAS, cuDNN, CUTLASS, ...), as opposed to
-# ATen's own or the candidate's kernels.
-LIBRARY_KERNEL = re.compile(
-    r"cublas|cutlass|cudnn|cutensor|cufft|curand|xmma|nvjet|gemm|gemv|sm\d\d_|ampere_|hopper_|volta_|turing_",
-    re.IGNORECASE)
+# The members of a result that the core's session fills (the checks); the
+# rest of a result line is this bridge's bookkeeping of the request.
+CHECK_MEMBERS = ("precision", "tolerance", "coverage", "outputs", "inputs", "candidate_timing", "reference_timing",
+                 "speedup", "candidate_cupti", "reference_cupti")
 
 torch = None
 TORCH_ERROR = None
@@ -97,25 +100,13 @@ def cache_root():
 
 # ---------------------------------------------------------------- the library
 
-class Coverage(ctypes.Structure):
-    _fields_ = [("elements", ctypes.c_int64), ("written", ctypes.c_int64), ("written_first_pass", ctypes.c_int64),
-                ("written_fraction", ctypes.c_double), ("grid_rows", ctypes.c_int32), ("grid_cols", ctypes.c_int32),
-                ("first_unwritten_count", ctypes.c_int32), ("reserved", ctypes.c_int32)]
-
-
-class Metrics(ctypes.Structure):
-    _fields_ = [("count", ctypes.c_int64), ("allclose", ctypes.c_int32), ("zeros_pass", ctypes.c_int32),
-                ("out_of_tolerance", ctypes.c_int64), ("out_of_tolerance_share", ctypes.c_double),
-                ("first_mismatch", ctypes.c_int64), ("max_abs_error", ctypes.c_double),
-                ("rel_l2_error", ctypes.c_double), ("ref_rms", ctypes.c_double),
-                ("max_error_over_ref_rms", ctypes.c_double), ("nan_count", ctypes.c_int64),
-                ("inf_count", ctypes.c_int64), ("ref_nan_count", ctypes.c_int64), ("ref_inf_count", ctypes.c_int64)]
+LAUNCH_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p)
 
 
 class BridgeLib:
-    """ctypes view of core/gpu/bridge_api.h."""
+    """ctypes view of core/gpu/bridge/bridge_api.h (the parts this bridge uses)."""
 
-    ABI_VERSION = 1
+    ABI_VERSION = 2
 
     def __init__(self, path):
         lib = ctypes.CDLL(path)
@@ -130,14 +121,18 @@ class BridgeLib:
             "kwb_bridge_scanner_destroy": (None, [P]),
             "kwb_bridge_scan_first": (I32, [P, P, ctypes.POINTER(I64), I32, I32, I32, I32, P]),
             "kwb_bridge_scan_second": (I32, [P, P, P]),
-            "kwb_bridge_scan_collect": (I32, [P, ctypes.POINTER(Coverage), ctypes.POINTER(ctypes.c_float), I64,
-                                              ctypes.POINTER(I64), ctypes.c_int32, P]),
-            "kwb_bridge_hash": (I32, [P, I64, ctypes.POINTER(ctypes.c_uint64), P]),
-            "kwb_bridge_tolerance": (I32, [ctypes.c_char_p, ctypes.c_char_p, D, D, ctypes.POINTER(D),
-                                           ctypes.POINTER(D)]),
-            "kwb_bridge_compare": (I32, [P, P, I64, D, D, ctypes.POINTER(Metrics)]),
-            "kwb_bridge_zeros_pass": (I32, [P, I64, D, D]),
             "kwb_bridge_device_info_json": (I64, [I32, ctypes.c_char_p, I64]),
+            "kwb_bridge_session_create": (P, []),
+            "kwb_bridge_session_destroy": (None, [P]),
+            "kwb_bridge_session_reset": (None, [P]),
+            "kwb_bridge_session_set_tolerance": (I32, [P, ctypes.c_char_p, ctypes.c_char_p, D, D]),
+            "kwb_bridge_session_add_coverage": (I32, [P, ctypes.c_char_p, P, P]),
+            "kwb_bridge_session_determinism": (I32, [P, I32, ctypes.c_char_p, P, P, I64, I32, P]),
+            "kwb_bridge_session_hash_input": (I32, [P, I32, ctypes.c_char_p, P, I64, I32, P]),
+            "kwb_bridge_session_compare": (I32, [P, I32, ctypes.c_char_p, P, P, I64, P]),
+            "kwb_bridge_session_time": (I32, [P, I32, LAUNCH_FN, P, P, I32, I32, I32, I32]),
+            "kwb_bridge_session_result_size": (I64, [P]),
+            "kwb_bridge_session_result_json": (I64, [P, ctypes.c_char_p, I64]),
         }
         for name, (res, args) in sig.items():
             fn = getattr(lib, name)
@@ -161,22 +156,6 @@ class BridgeLib:
 
     def fill(self, ptr, elements, elem_bytes, which, stream):
         self.check(self.lib.kwb_bridge_fill_sentinel(ptr, elements, elem_bytes, which, stream), "sentinel fill")
-
-    def hash(self, ptr, nbytes, stream):
-        out = ctypes.c_uint64(0)
-        self.check(self.lib.kwb_bridge_hash(ptr, nbytes, ctypes.byref(out), stream), "input hash")
-        return "%016x" % out.value
-
-    def tolerance(self, policy, precision, atol, rtol):
-        a, r = ctypes.c_double(0), ctypes.c_double(0)
-        self.check(self.lib.kwb_bridge_tolerance(policy.encode(), precision.encode(), atol, rtol, ctypes.byref(a),
-                                                 ctypes.byref(r)), "tolerance")
-        return a.value, r.value
-
-    def compare(self, out_ptr, ref_ptr, count, atol, rtol):
-        m = Metrics()
-        self.check(self.lib.kwb_bridge_compare(out_ptr, ref_ptr, count, atol, rtol, ctypes.byref(m)), "compare")
-        return m
 
     def device_info(self, ordinal):
         buf = ctypes.create_string_buffer(8192)
@@ -204,16 +183,65 @@ class Scanner:
     def second(self, ptr, stream):
         self.lib.check(self.lib.lib.kwb_bridge_scan_second(self.handle, ptr, stream), "coverage scan (pass B)")
 
-    def collect(self, rows, cols, max_first, stream):
-        cov = Coverage()
-        cap = max(1, rows * cols)
-        grid = (ctypes.c_float * cap)()
-        first = (ctypes.c_int64 * max(1, max_first))()
-        self.lib.check(self.lib.lib.kwb_bridge_scan_collect(self.handle, ctypes.byref(cov), grid, cap, first,
-                                                            max_first, stream), "coverage collect")
-        n = cov.grid_rows * cov.grid_cols
-        return cov, [float(grid[i]) for i in range(min(n, cap))], [int(first[i]) for i in
-                                                                  range(cov.first_unwritten_count)]
+
+class Session:
+    """The core's check session (core/gpu/bridge/bridge_session.h) for one request at a time."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.handle = lib.lib.kwb_bridge_session_create()
+        if not self.handle:
+            raise RuntimeError("cannot create a check session")
+
+    def reset(self):
+        self.lib.lib.kwb_bridge_session_reset(self.handle)
+
+    def set_tolerance(self, policy, precision, atol, rtol):
+        self.lib.check(self.lib.lib.kwb_bridge_session_set_tolerance(self.handle, policy.encode(), precision.encode(),
+                                                                     atol, rtol), "tolerance")
+
+    def add_coverage(self, name, scanner, stream):
+        self.lib.check(self.lib.lib.kwb_bridge_session_add_coverage(self.handle, name.encode(), scanner.handle, stream),
+                       "coverage collect")
+
+    def determinism(self, index, name, a_ptr, b_ptr, count, elem_bytes, stream):
+        self.lib.check(self.lib.lib.kwb_bridge_session_determinism(self.handle, index, name.encode(), a_ptr, b_ptr,
+                                                                   count, elem_bytes, stream), "determinism")
+
+    def hash_input(self, index, name, ptr, nbytes, after, stream):
+        self.lib.check(self.lib.lib.kwb_bridge_session_hash_input(self.handle, index, name.encode(), ptr, nbytes,
+                                                                  1 if after else 0, stream), "input hash")
+
+    def compare(self, index, name, out_ptr, ref_ptr, count, stream):
+        self.lib.check(self.lib.lib.kwb_bridge_session_compare(self.handle, index, name.encode(), out_ptr, ref_ptr,
+                                                               count, stream), "compare")
+
+    def time(self, reference, launch, stream, warmup, trials, l2_flush, cupti):
+        """Times `launch` (a callable taking no arguments) through the core's timer.
+        Returns None, or the exception `launch` raised (the timing stopped there)."""
+        raised = []
+
+        def trampoline(_user, _stream):
+            try:
+                launch()
+                return 0
+            except BaseException as exc:  # reported once the timer has returned
+                raised.append(exc)
+                return 1
+
+        fn = LAUNCH_FN(trampoline)
+        rc = self.lib.lib.kwb_bridge_session_time(self.handle, 1 if reference else 0, fn, None, stream, warmup,
+                                                  trials, 1 if l2_flush else 0, 1 if cupti else 0)
+        if raised:
+            return raised[0]
+        self.lib.check(rc, "timing")
+        return None
+
+    def result(self):
+        size = self.lib.check(self.lib.lib.kwb_bridge_session_result_size(self.handle), "result size")
+        buf = ctypes.create_string_buffer(int(size))
+        self.lib.check(self.lib.lib.kwb_bridge_session_result_json(self.handle, buf, len(buf)), "result")
+        return json.loads(buf.value.decode("utf-8"))
 
 
 def find_library():
@@ -234,6 +262,28 @@ def find_library():
 
 # ---------------------------------------------------------------- modules
 
+# load_inline's arguments that shape the binary it builds.
+EXTENSION_KEYS = ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags", "extra_cuda_cflags",
+                  "extra_ldflags", "extra_include_paths", "with_cuda", "is_python_module")
+
+
+def extension_digest(arguments, toolchain):
+    """Source hash of a load_inline call: its binary-shaping arguments and the
+    toolchain (torch, CUDA, GPU, arch list), 24 hex digits."""
+    h = hashlib.sha256()
+    for key in EXTENSION_KEYS:
+        h.update(repr(arguments.get(key)).encode("utf-8", "replace"))
+        h.update(b"\0")
+    h.update(toolchain.encode("utf-8", "replace"))
+    return h.hexdigest()[:24]
+
+
+def extension_name(name, digest):
+    """The module name a cached build gets: the sample's name made safe, plus the digest."""
+    safe = re.sub(r"[^A-Za-z0-9_]", "_", str(name or "ext"))
+    return "%s_kwb%s" % (safe, digest[:12])
+
+
 class ExtensionCache:
     """Routes load_inline builds to a folder named by a hash of everything that
     shapes the binary, so a second re-run of the same sample reuses the build
@@ -243,6 +293,15 @@ class ExtensionCache:
         self.calls = 0
         self.hits = 0
         self.original = None
+
+    def build_folder(self, digest):
+        """The build folder of `digest` (created) and whether it already holds a build; counts the call."""
+        build = os.path.join(cache_root(), "torch_ext", digest)
+        os.makedirs(build, exist_ok=True)
+        hit = any(f.endswith(".so") for f in os.listdir(build))
+        self.calls += 1
+        self.hits += 1 if hit else 0
+        return build, hit
 
     def install(self):
         import torch.utils.cpp_extension as cpp_ext
@@ -256,22 +315,12 @@ class ExtensionCache:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             a = bound.arguments
-            h = hashlib.sha256()
-            for key in ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags", "extra_cuda_cflags",
-                        "extra_ldflags", "extra_include_paths", "with_cuda", "is_python_module"):
-                h.update(repr(a.get(key)).encode("utf-8", "replace"))
-                h.update(b"\0")
-            h.update(("%s|%s|%s|%s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_capability(),
-                                        os.environ.get("TORCH_CUDA_ARCH_LIST", ""))).encode())
-            digest = h.hexdigest()[:24]
-            build = os.path.join(cache_root(), "torch_ext", digest)
-            os.makedirs(build, exist_ok=True)
-            hit = any(f.endswith(".so") for f in os.listdir(build))
-            safe = re.sub(r"[^A-Za-z0-9_]", "_", str(a.get("name") or "ext"))
-            a["name"] = "%s_kwb%s" % (safe, digest[:12])
+            toolchain = "%s|%s|%s|%s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_capability(),
+                                         os.environ.get("TORCH_CUDA_ARCH_LIST", ""))
+            digest = extension_digest(a, toolchain)
+            build, hit = cache.build_folder(digest)
+            a["name"] = extension_name(a.get("name"), digest)
             a["build_directory"] = build
-            cache.calls += 1
-            cache.hits += 1 if hit else 0
             return original(*bound.args, **bound.kwargs)
 
         cpp_ext.load_inline = cached_load_inline
@@ -348,25 +397,6 @@ def classify(exc, what):
     return CandidateError("launch_error", "%s raised %s" % (what, tail))
 
 
-def timing_stats(samples):
-    s = sorted(samples)
-    n = len(s)
-    if n == 0:
-        return None
-
-    def q(p):
-        pos = p * (n - 1)
-        lo = int(math.floor(pos))
-        hi = min(lo + 1, n - 1)
-        return s[lo] + (s[hi] - s[lo]) * (pos - lo)
-
-    mean = sum(s) / n
-    std = math.sqrt(sum((x - mean) ** 2 for x in s) / (n - 1)) if n > 1 else 0.0
-    return {"trials": n, "median_ms": num(q(0.5)), "q1_ms": num(q(0.25)), "q3_ms": num(q(0.75)),
-            "iqr_ms": num(q(0.75) - q(0.25)), "mean_ms": num(mean), "std_ms": num(std), "min_ms": num(s[0]),
-            "max_ms": num(s[-1]), "cv": num(std / mean if mean > 0 else 0.0)}
-
-
 # ---------------------------------------------------------------- the bridge
 
 class Bridge:
@@ -375,10 +405,9 @@ class Bridge:
         self.lib = None
         self.reason = None
         self.device = None
+        self.session = None
         self.ext_cache = ExtensionCache()
         self.tol_policy = ("kernelbench", 0.0, 0.0)
-        self.tol = (0.0, 0.0)
-        self.timed_ms = 0.0
         if torch is None:
             self.reason = "PyTorch is not installed (%s: %s)" % (sys.executable, TORCH_ERROR)
             return
@@ -396,6 +425,7 @@ class Bridge:
         torch.cuda.set_device(0)
         try:
             self.device = self.lib.device_info(0)
+            self.session = Session(self.lib)
         except Exception as exc:
             self.reason = "cannot open CUDA device 0: %s" % exc
             self.lib = None
@@ -444,7 +474,6 @@ class Bridge:
         r.update({"problem_id": problem.get("id", ""), "candidate_id": candidate.get("id", ""),
                   "status": "internal_error", "message": "", "device": self.device or {"name": ""}, "sizes": {},
                   "precision": "float32", "coverage": [], "outputs": [], "inputs": []})
-        self.timed_ms = 0.0
         tol = problem.get("tolerance") or {}
         self.tol_policy = (str(tol.get("policy", "kernelbench")), float(tol.get("atol", 0.0)), float(tol.get("rtol", 0.0)))
         try:
@@ -455,7 +484,15 @@ class Bridge:
                 raise CandidateError("unsupported", "the PyTorch bridge runs KernelBench samples (candidate form "
                                      "'kernelbench_sample' with the problem's Python source in 'kernelbench'); "
                                      "this candidate's form is '%s'" % candidate.get("form", "?"))
-            self.run_sample(rid, problem, candidate, kb, msg.get("options") or {}, r)
+            self.session.reset()
+            try:
+                self.run_sample(rid, problem, candidate, kb, msg.get("options") or {}, r)
+            finally:
+                # What the checks measured, as the core encodes it (also when the sample failed part-way).
+                checks = self.session.result()
+                for key in CHECK_MEMBERS:
+                    if key in checks:
+                        r[key] = checks[key]
             r["status"] = "ok"
         except CandidateError as exc:
             r["status"] = exc.status
@@ -472,7 +509,11 @@ class Bridge:
                 r["fatal"] = True
         wall = (time.perf_counter() - started) * 1e3
         r["wall_ms"] = num(wall)
-        r["overhead_ms"] = num(max(0.0, wall - self.timed_ms))
+        try:
+            warmup = int((msg.get("options") or {}).get("warmup", 10))
+        except (TypeError, ValueError, AttributeError):
+            warmup = 0
+        r["overhead_ms"] = num(max(0.0, wall - timed_ms(r, warmup)))
         return r
 
     def run_sample(self, rid, problem, candidate, kb, options, r):
@@ -567,17 +608,12 @@ class Bridge:
             self.check_correctness(rid, model, call_candidate, make_inputs, seed, correctness_trials, grid_rows,
                                    grid_cols, sp, r)
             inputs = make_inputs(seed)
+            torch.cuda.synchronize()
             self.progress(rid, "timing", 0, 2)
-            cand = self.measure(lambda: model_new(*inputs), trials, warmup, l2_flush, use_cupti, "ModelNew")
-            r["candidate_timing"], r["candidate_cupti"] = cand
+            self.measure(False, lambda: model_new(*inputs), trials, warmup, l2_flush, use_cupti, "ModelNew")
             if time_reference:
                 self.progress(rid, "reference", 1, 2)
-                ref = self.measure(lambda: model(*inputs), trials, warmup, l2_flush, use_cupti, None)
-                r["reference_timing"], r["reference_cupti"] = ref
-                if r["candidate_timing"] and r["reference_timing"]:
-                    cm = float(r["candidate_timing"]["median_ms"])
-                    if cm > 0:
-                        r["speedup"] = num(float(r["reference_timing"]["median_ms"]) / cm)
+                self.measure(True, lambda: model(*inputs), trials, warmup, l2_flush, use_cupti, None)
             self.progress(rid, "timing", 2, 2)
 
     # -- poisoning and coverage
@@ -627,11 +663,10 @@ class Bridge:
         return buf, buf.data_ptr()
 
     def check_correctness(self, rid, model, call_candidate, make_inputs, seed, n_trials, grid_rows, grid_cols, sp, r):
-        lib = self.lib
-        input_checks = {}
-        worst = {}
-        passed = {}
-        zeros = {}
+        """Correctness trials on fresh inputs: the reference's outputs, the
+        sample's outputs from poisoned memory, the inputs' bytes before and
+        after, all handed to the core's session, which keeps the verdict."""
+        sess = self.session
         names = None
         for trial in range(n_trials):
             self.progress(rid, "correctness", trial, n_trials)
@@ -641,12 +676,15 @@ class Bridge:
             if not ref:
                 raise CandidateError("unsupported", "the problem's Model returns no tensor")
             names = names or output_names(len(ref))
-            tensor_inputs = [(i, x) for i, x in enumerate(inputs) if isinstance(x, torch.Tensor)]
-            before = {i: lib.hash(ctypes.c_void_p(x.data_ptr()), x.numel() * x.element_size(), sp)
-                      for i, x in tensor_inputs if x.is_contiguous()}
+            # Inputs the session hashes: contiguous tensors, numbered among the tensor arguments.
+            hashed = [(k, i, x) for k, (i, x) in enumerate((i, x) for i, x in enumerate(inputs)
+                                                         if isinstance(x, torch.Tensor)) if x.is_contiguous()]
+            for k, i, x in hashed:
+                sess.hash_input(k, "input%d" % i, ctypes.c_void_p(x.data_ptr()), x.numel() * x.element_size(), False,
+                                sp)
 
             if trial == 0:
-                out = self.coverage_runs(rid, ref, names, inputs, call_candidate, grid_rows, grid_cols, sp, r)
+                out = self.coverage_runs(rid, names, inputs, call_candidate, grid_rows, grid_cols, sp)
                 eb = out[0].element_size() if out else 4
                 nbytes = max((t.numel() * t.element_size() for t in out), default=0)
             else:
@@ -661,57 +699,36 @@ class Bridge:
                 del prev
                 out = tensors_of(call_candidate(inputs, "ModelNew.forward"))
 
-            for i, x in tensor_inputs:
-                if i not in before:
-                    continue
-                after = lib.hash(ctypes.c_void_p(x.data_ptr()), x.numel() * x.element_size(), sp)
-                c = input_checks.setdefault(i, {"input": "input%d" % i, "hash_before": before[i],
-                                                "hash_after": after, "mutated": False})
-                if after != before[i]:
-                    c["mutated"] = True
-                    c["hash_before"], c["hash_after"] = before[i], after
+            for k, i, x in hashed:
+                sess.hash_input(k, "input%d" % i, ctypes.c_void_p(x.data_ptr()), x.numel() * x.element_size(), True,
+                                sp)
 
             for k, ref_t in enumerate(ref):
-                name = names[k]
-                m = self.compare(out[k] if k < len(out) else None, ref_t)
-                passed.setdefault(name, 0)
-                passed[name] += 1 if m["allclose"] else 0
-                zeros[name] = zeros.get(name, False) or m["zeros_pass"]
-                w = worst.get(name)
-                if w is None or (m["out_of_tolerance_share"], m["rel_l2_error"]) > (w["out_of_tolerance_share"],
-                                                                                     w["rel_l2_error"]):
-                    worst[name] = m
+                precision = {torch.float16: "float16", torch.bfloat16: "bfloat16"}.get(ref_t.dtype, "float32")
+                sess.set_tolerance(self.tol_policy[0], precision, self.tol_policy[1], self.tol_policy[2])
+                ref_f = ref_t.detach().float().reshape(-1).contiguous()
+                o = out[k] if k < len(out) else None
+                # KernelBench fails a shape mismatch; the session records it as such.
+                out_f = o.detach().float().reshape(-1).contiguous() if (
+                    o is not None and tuple(o.shape) == tuple(ref_t.shape)) else None
+                sess.compare(k, names[k], ctypes.c_void_p(out_f.data_ptr()) if out_f is not None else None,
+                             ctypes.c_void_p(ref_f.data_ptr()), ref_f.numel(), sp)
+                del ref_f, out_f
             prev = out
             del ref
         self.progress(rid, "correctness", n_trials, n_trials)
-        precision = None
-        for k, name in enumerate(names):
-            m = worst[name]
-            check = r["outputs"][k] if k < len(r["outputs"]) else {"output": name}
-            check.update({"trials": n_trials, "trials_passed": passed[name], "passed": passed[name] == n_trials,
-                          "zeros_pass": zeros[name], "count": m["count"], "out_of_tolerance": m["out_of_tolerance"],
-                          "out_of_tolerance_share": num(m["out_of_tolerance_share"]),
-                          "first_mismatch": m["first_mismatch"], "max_abs_error": num(m["max_abs_error"]),
-                          "rel_l2_error": num(m["rel_l2_error"]), "ref_rms": num(m["ref_rms"]),
-                          "max_error_over_ref_rms": num(m["max_error_over_ref_rms"]), "nan_count": m["nan_count"],
-                          "inf_count": m["inf_count"]})
-            if k >= len(r["outputs"]):
-                r["outputs"].append(check)
-            precision = precision or m["precision"]
-        r["precision"] = precision or "float32"
-        r["tolerance"] = {"atol": num(self.tol[0]), "rtol": num(self.tol[1])}
-        r["inputs"] = [input_checks[i] for i in sorted(input_checks)]
 
-    def coverage_runs(self, rid, ref, names, inputs, call_candidate, grid_rows, grid_cols, sp, r):
+    def coverage_runs(self, rid, names, inputs, call_candidate, grid_rows, grid_cols, sp):
         """Run 0 (unpoisoned) finds the outputs' width and size; run A and run B
         start from sentinel-poisoned memory (the pool and whatever buffers run 0
-        returned); the scan combines them; A and B are compared for determinism."""
+        returned); the core's scan and session combine them and compare A with
+        B for determinism."""
         lib = self.lib
+        sess = self.session
         self.progress(rid, "coverage", 0, 2)
         out0 = tensors_of(call_candidate(inputs, "ModelNew.forward"))
         if not out0:
             raise CandidateError("launch_error", "ModelNew.forward returned no tensor")
-        widths = {t.element_size() for t in out0}
         eb = out0[0].element_size()
         nbytes = max(t.numel() * t.element_size() for t in out0)
         scannable = [poisonable(t) for t in out0]
@@ -746,179 +763,57 @@ class Bridge:
         del out0, out_a
         out_b = tensors_of(call_candidate(inputs, "ModelNew.forward"))
 
-        coverage = []
         for k, sc in scanners:
             try:
                 if k >= len(out_b) or out_b[k].shape != keep_a[k].shape or out_b[k].dtype != keep_a[k].dtype:
                     continue
-                t = out_b[k]
-                w = t.element_size()
-                src, ptr = self.scan_source(t, w)
+                src, ptr = self.scan_source(out_b[k], out_b[k].element_size())
                 sc.second(ctypes.c_void_p(ptr), sp)
-                cov, grid, first = sc.collect(grid_rows, grid_cols, 16, sp)
+                sess.add_coverage(names[k] if k < len(names) else "output%d" % k, sc, sp)
                 del src
-                coverage.append({"output": names[k] if k < len(names) else "output%d" % k,
-                                 "written_fraction": num(cov.written_fraction), "written_elements": cov.written,
-                                 "total_elements": cov.elements, "first_unwritten": first,
-                                 "grid": {"rows": cov.grid_rows, "cols": cov.grid_cols, "written_fraction": grid},
-                                 "sentinel_a": int(lib.sentinel(w, 0) & 0xffffffff),
-                                 "sentinel_b": int(lib.sentinel(w, 1) & 0xffffffff)})
             finally:
                 sc.close()
-        r["coverage"] = coverage
 
-        # Determinism: runs A and B saw equal inputs; compare the elements both wrote.
+        # Determinism: runs A and B saw equal inputs; the session compares the elements both wrote.
         for k, t in enumerate(out_b):
-            name = names[k] if k < len(names) else "output%d" % k
-            check = {"output": name}
             if k < len(keep_a) and keep_a[k].shape == t.shape and keep_a[k].dtype == t.dtype:
-                w = t.element_size()
-                if w in (1, 2, 4, 8):
-                    iv = int_view_dtype(w)
-                    a = keep_a[k].reshape(-1).view(iv)
-                    b = t.detach().reshape(-1).view(iv)
-                    if w in (2, 4, 8):
-                        written = (a != signed(lib.sentinel(w, 0), w)) & (b != signed(lib.sentinel(w, 1), w))
-                    else:
-                        written = torch.ones_like(a, dtype=torch.bool)
-                    differ = int(((a != b) & written).sum().item())
-                    check["deterministic"] = differ == 0
-                    check["nondeterministic_elements"] = differ
-            r["outputs"].append(check)
+                b = t.detach().contiguous()
+                sess.determinism(k, names[k] if k < len(names) else "output%d" % k,
+                                 ctypes.c_void_p(keep_a[k].data_ptr()), ctypes.c_void_p(b.data_ptr()), t.numel(),
+                                 t.element_size(), sp)
+                del b
         del keep_a
         self.progress(rid, "coverage", 2, 2)
-        if len(widths) > 1:
-            r["message"] = "outputs of mixed element widths: pool poisoned for the first output's width"
         return out_b
-
-    def compare(self, out, ref):
-        ref_dtype = ref.dtype
-        precision = {torch.float16: "float16", torch.bfloat16: "bfloat16"}.get(ref_dtype, "float32")
-        self.tol = self.lib.tolerance(self.tol_policy[0], precision, self.tol_policy[1], self.tol_policy[2])
-        atol, rtol = self.tol
-        ref_h = ref.detach().float().reshape(-1).cpu().contiguous()
-        if out is None or tuple(out.shape) != tuple(ref.shape):
-            # KernelBench fails a shape mismatch; the metrics then say nothing beyond that.
-            n = ref_h.numel()
-            zp = self.lib.lib.kwb_bridge_zeros_pass(ctypes.c_void_p(ref_h.data_ptr()), n, atol, rtol)
-            return {"count": n, "allclose": False, "zeros_pass": zp == 1, "out_of_tolerance": n,
-                    "out_of_tolerance_share": 1.0, "first_mismatch": 0, "max_abs_error": float("inf"),
-                    "rel_l2_error": float("inf"), "ref_rms": 0.0, "max_error_over_ref_rms": float("inf"),
-                    "nan_count": 0, "inf_count": 0, "precision": precision}
-        out_h = out.detach().float().reshape(-1).cpu().contiguous()
-        m = self.lib.compare(ctypes.c_void_p(out_h.data_ptr()), ctypes.c_void_p(ref_h.data_ptr()), ref_h.numel(),
-                             atol, rtol)
-        return {"count": m.count, "allclose": bool(m.allclose), "zeros_pass": bool(m.zeros_pass),
-                "out_of_tolerance": m.out_of_tolerance, "out_of_tolerance_share": m.out_of_tolerance_share,
-                "first_mismatch": m.first_mismatch, "max_abs_error": m.max_abs_error,
-                "rel_l2_error": m.rel_l2_error, "ref_rms": m.ref_rms,
-                "max_error_over_ref_rms": m.max_error_over_ref_rms, "nan_count": m.nan_count,
-                "inf_count": m.inf_count, "precision": precision}
 
     # -- timing
 
-    def measure(self, fn, trials, warmup, l2_flush, use_cupti, what):
-        """CUDA-event times of `fn` over `trials` runs after `warmup`, with an L2
-        flush (a write of a buffer larger than L2) before each; then a CUPTI
-        window of the same calls."""
-        try:
-            for _ in range(warmup):
-                fn()
-            torch.cuda.synchronize()
-            samples = []
-            if trials > 0:
-                l2 = int((self.device or {}).get("l2_bytes", 0)) or 64 << 20
-                flush = torch.empty(max(2 * l2, 64 << 20) // 4, dtype=torch.int32, device="cuda") if l2_flush else None
-                starts = [torch.cuda.Event(enable_timing=True) for _ in range(trials)]
-                ends = [torch.cuda.Event(enable_timing=True) for _ in range(trials)]
-                for i in range(trials):
-                    if flush is not None:
-                        flush.fill_(i)
-                    starts[i].record()
-                    fn()
-                    ends[i].record()
-                torch.cuda.synchronize()
-                samples = [s.elapsed_time(e) for s, e in zip(starts, ends)]
-                del flush
-            self.timed_ms += sum(samples)
-            stats = timing_stats(samples)
-            cupti = self.cupti_window(fn, min(max(trials, 1), 20)) if use_cupti else {
-                "available": False, "note": "CUPTI not requested"}
-            return stats, cupti
-        except CandidateError:
-            raise
-        except Exception as exc:
+    def measure(self, reference, fn, trials, warmup, l2_flush, use_cupti, what):
+        """Times `fn` through the core's timer on torch's current stream, the
+        one KernelBench times on and samples launch on (work a sample puts on
+        another stream shows in the CUPTI window as that stream's)."""
+        stream = torch.cuda.current_stream()
+        raised = self.session.time(reference, fn, ctypes.c_void_p(stream.cuda_stream), warmup, max(1, trials),
+                                   l2_flush, use_cupti)
+        if raised is not None:
+            if isinstance(raised, CandidateError):
+                raise raised
             if what:
-                raise classify(exc, what + ".forward (timing)")
-            raise
+                raise classify(raised, what + ".forward (timing)")
+            raise raised
 
-    def cupti_window(self, fn, calls):
-        """Every kernel, memcpy and memset on every stream while `fn` runs
-        `calls` times, from torch.profiler (Kineto, which uses CUPTI). A spin
-        kernel launched first marks the timed stream."""
-        try:
-            from torch.profiler import ProfilerActivity, profile
-        except Exception as exc:
-            return {"available": False, "note": "torch.profiler unavailable: %s" % exc}
-        path = None
-        try:
-            torch.cuda.synchronize()
-            # CPU activity too: some Kineto builds record no GPU work without it.
-            with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-                torch.cuda._sleep(1000)
-                for _ in range(calls):
-                    fn()
-                torch.cuda.synchronize()
-            fd, path = tempfile.mkstemp(suffix=".json", prefix="kwb_kineto_")
-            os.close(fd)
-            prof.export_chrome_trace(path)
-            with open(path, "r", encoding="utf-8", errors="replace") as f:
-                trace = json.load(f)
-        except Exception as exc:
-            return {"available": False, "note": "CUPTI window failed: %s" % exc}
-        finally:
-            if path:
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
-        events = trace.get("traceEvents", []) if isinstance(trace, dict) else trace
-        kernels = [e for e in events if e.get("cat") == "kernel"]
-        marker = next((e for e in kernels if "spin_kernel" in e.get("name", "")), None)
-        timed = int(marker["args"].get("stream", 0)) if marker else (
-            int(kernels[0]["args"].get("stream", 0)) if kernels else 0)
-        agg = {}
-        total = other = 0
-        kernel_ms = other_ms = 0.0
-        streams = set()
-        for e in kernels:
-            if e is marker:
-                continue
-            stream = int(e.get("args", {}).get("stream", 0))
-            dur_ms = float(e.get("dur", 0.0)) / 1e3
-            streams.add(stream)
-            total += 1
-            if stream == timed:
-                kernel_ms += dur_ms
-            else:
-                other += 1
-                other_ms += dur_ms
-            key = (e.get("name", ""), stream)
-            a = agg.setdefault(key, {"name": key[0], "stream_id": stream, "count": 0, "total_ms": 0.0,
-                                     "library": bool(LIBRARY_KERNEL.search(key[0]))})
-            a["count"] += 1
-            a["total_ms"] += dur_ms
-        memcpy = sum(1 for e in events if e.get("cat") == "gpu_memcpy")
-        memset = sum(1 for e in events if e.get("cat") == "gpu_memset")
-        out = {"available": True, "note": "torch.profiler (Kineto/CUPTI) over %d calls after the timed trials" % calls,
-               "timed_stream_id": timed, "kernel_count": total, "timed_stream_kernels": total - other,
-               "other_stream_kernels": other, "kernel_ms": num(kernel_ms), "other_stream_ms": num(other_ms),
-               "memcpy_count": memcpy, "memset_count": memset, "streams": sorted(streams),
-               "kernels": [dict(a, total_ms=num(a["total_ms"])) for a in
-                           sorted(agg.values(), key=lambda a: -a["total_ms"])]}
-        if marker is None:
-            out["note"] += "; no marker kernel seen: the first kernel's stream is taken as the timed stream"
-        return out
+
+def timed_ms(r, warmup):
+    """Device time of the timed runs (warm-up included), as the executor counts it for overhead_ms."""
+    total = 0.0
+    for key in ("candidate_timing", "reference_timing"):
+        t = r.get(key)
+        if isinstance(t, dict):
+            try:
+                total += float(t.get("mean_ms", 0.0)) * (int(t.get("trials", 0)) + max(0, warmup))
+            except (TypeError, ValueError):
+                pass
+    return total
 
 
 def build_only(bridge, files):

@@ -1,0 +1,47 @@
+#pragma once
+// The executor's check pipeline as named steps over a RunContext, in the
+// order serveRun() runs them:
+//
+//   prepareStep      sizes, tolerance, tensors, roofline floor (no GPU work)
+//   compileStep      NVRTC module or nvcc shared object, from the caches
+//   allocateStep     device buffers (outputs padded for the scan, fp32 copies, references)
+//   inputsStep       fresh input contents for a trial (called by the steps below)
+//   coverageStep     sentinel A run + scan, sentinel B run + scan
+//   correctnessStep  trials on fresh inputs against the reference: metrics,
+//                    zero acceptance, input hashes, a determinism re-run
+//   timingStep       candidate and reference timed (timing/timed_run.h)
+//
+// Contract of every step: Ok with ctx.stopped false means "go on"; Ok with
+// ctx.stopped true means the candidate failed and ctx.result says how (status,
+// message, fatal); an error Status is the runner's own failure (or an invalid
+// request, or cancellation). Steps after prepareStep need the ones before.
+#include <cstdint>
+
+#include "gpu/pipeline/run_context.h"
+
+namespace kwb::gpu {
+
+Status prepareStep(RunContext& ctx);
+Status compileStep(RunContext& ctx);
+Status allocateStep(RunContext& ctx);
+// Seeds of `trial` (0 = the coverage runs; 1.. = correctness trials, timing).
+Status inputsStep(RunContext& ctx, std::uint64_t trial);
+Status coverageStep(RunContext& ctx);
+Status correctnessStep(RunContext& ctx);
+Status timingStep(RunContext& ctx);
+
+// Every step in order, with the executor's failure classification.
+Status serveRun(RunContext& ctx);
+
+// Pieces the steps share (exposed for tests): one launch of the candidate or
+// the reference on `stream`; a checked candidate run (launch, device-wide
+// synchronise, failures recorded in ctx.result).
+Status launchCandidate(RunContext& ctx, cudaStream_t stream);
+Status runReference(RunContext& ctx, cudaStream_t stream);
+Status runCandidateChecked(RunContext& ctx);
+
+// Records a candidate failure in ctx.result (OOM and lost contexts are fatal)
+// and stops the run; returns Ok except for cancellation.
+Status recordFailure(RunContext& ctx, const Status& status, RerunStatus hint);
+
+} // namespace kwb::gpu

@@ -1,0 +1,246 @@
+#include "gpu/timing/kernel_timer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "analysis/statistics.h"
+#include "gpu/device/gpu_check.h"
+#include "gpu/timing/cupti_tracer.h"
+
+namespace kwb::gpu {
+
+namespace {
+
+// A different value each flush so the writes cannot be elided as redundant.
+__global__ void l2FlushKernel(uint4* __restrict__ buf, std::int64_t vectors, unsigned seq)
+{
+    const uint4 v = make_uint4(seq, seq + 1, seq + 2, seq + 3);
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += stride)
+        buf[i] = v;
+}
+
+// Reads every line of the buffer; the sink write never happens in practice
+// but keeps the loads from being optimised away.
+__global__ void l2ReadFlushKernel(const uint4* __restrict__ buf, std::int64_t vectors, unsigned seq, unsigned* sink)
+{
+    unsigned acc = 0;
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < vectors; i += stride) {
+        const uint4 v = buf[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == seq + 0x9e3779b9u) *sink = acc;
+}
+
+// Holds the stream until the host has enqueued a whole batch of trials
+// (gate[0] == seq), so no trial waits for the host's next launch call: without
+// it, a short kernel timed without the L2 flush reads the host's enqueue
+// latency. A host that blocks on the GPU inside a launch closure would never
+// open the gate, so it gives up after timeoutNs and counts that in gate[1].
+__global__ void batchGateKernel(volatile unsigned* gate, unsigned seq, std::uint64_t timeoutNs)
+{
+    std::uint64_t t0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    for (;;) {
+        if (gate[0] == seq) return;
+        std::uint64_t t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > timeoutNs) {
+            gate[1] = gate[1] + 1;
+            __threadfence_system();
+            return;
+        }
+        __nanosleep(256);
+    }
+}
+
+// The calibration probe: one warp that spins on the GPU's nanosecond timer.
+__global__ void eventProbeKernel(std::uint64_t ns, unsigned* sink)
+{
+    std::uint64_t t0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    std::uint64_t t = t0;
+    unsigned spins = 0;
+    while (t - t0 < ns) {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        ++spins;
+    }
+    if (spins == 0xffffffffu) *sink = spins;
+}
+
+struct Events {
+    std::vector<cudaEvent_t> start;
+    std::vector<cudaEvent_t> stop;
+    ~Events()
+    {
+        for (auto e : start) cudaEventDestroy(e);
+        for (auto e : stop) cudaEventDestroy(e);
+    }
+};
+
+} // namespace
+
+bool isInternalKernelName(const char* name)
+{
+    // Everything in namespace kwb::gpu: "_ZN3kwb3gpu..." mangled, "kwb::gpu::" demangled.
+    return name && (std::strstr(name, "3kwb3gpu") || std::strstr(name, "kwb::gpu::"));
+}
+
+KernelTimer::~KernelTimer()
+{
+    if (m_flush) cudaFree(m_flush);
+    if (m_sink) cudaFree(m_sink);
+    if (m_gateHost) cudaFreeHost(const_cast<unsigned*>(m_gateHost));
+}
+
+Status KernelTimer::init(std::int64_t l2Bytes)
+{
+    const std::int64_t want = std::max<std::int64_t>(2 * l2Bytes, 64LL << 20);
+    if (m_flush && m_flushBytes >= want) return Status::ok();
+    if (m_flush) cudaFree(m_flush);
+    m_flush = nullptr;
+    m_flushBytes = 0;
+    KWB_CUDA_CHECK(cudaMalloc(&m_flush, static_cast<std::size_t>(want)));
+    KWB_CUDA_CHECK(cudaMemset(m_flush, 0, static_cast<std::size_t>(want)));
+    if (!m_sink) KWB_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&m_sink), sizeof(unsigned)));
+    if (!m_gateHost) {
+        void* host = nullptr;
+        KWB_CUDA_CHECK(cudaHostAlloc(&host, 2 * sizeof(unsigned), cudaHostAllocMapped));
+        m_gateHost = static_cast<volatile unsigned*>(host);
+        m_gateHost[0] = 0;
+        m_gateHost[1] = 0;
+        void* dev = nullptr;
+        KWB_CUDA_CHECK(cudaHostGetDevicePointer(&dev, host, 0));
+        m_gateDevice = static_cast<unsigned*>(dev);
+    }
+    m_flushBytes = want;
+    return Status::ok();
+}
+
+void KernelTimer::openGate()
+{
+    if (!m_gateHost) return;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    m_gateHost[0] = m_gateSeq;
+}
+
+Status KernelTimer::flushL2(cudaStream_t stream, FlushMode mode)
+{
+    if (!m_flush) return Status(ErrorCode::Internal, "KernelTimer::flushL2 before init");
+    const std::int64_t vectors = m_flushBytes / 16;
+    const auto grid = static_cast<unsigned>(std::min<std::int64_t>((vectors + 255) / 256, 4096));
+    if (mode == FlushMode::Read)
+        l2ReadFlushKernel<<<grid, 256, 0, stream>>>(static_cast<const uint4*>(m_flush), vectors, ++m_flushSeq, m_sink);
+    else
+        l2FlushKernel<<<grid, 256, 0, stream>>>(static_cast<uint4*>(m_flush), vectors, ++m_flushSeq);
+    KWB_CUDA_CHECK(cudaGetLastError());
+    return Status::ok();
+}
+
+Result<EventOverhead> KernelTimer::eventOverhead(cudaStream_t stream, const TimingConfig& config)
+{
+    const int slot = !config.l2Flush ? 0 : config.flushMode == FlushMode::Read ? 1 : 2;
+    if (m_overhead[slot]) return *m_overhead[slot];
+    if (!m_sink) return Status(ErrorCode::Internal, "KernelTimer::eventOverhead before init");
+    TimingConfig probe = config;
+    probe.warmup = 5;
+    probe.trials = 50;
+    auto& tracer = CuptiTracer::instance();
+    unsigned* sink = m_sink;
+    const LaunchFn launch = [sink](cudaStream_t s) {
+        eventProbeKernel<<<1, 32, 0, s>>>(20000, sink);
+        KWB_CUDA_CHECK(cudaGetLastError());
+        return Status::ok();
+    };
+    bool windowOpen = false;
+    auto ms = time(launch, stream, probe, {}, [&] {
+        windowOpen = true;
+        return tracer.begin();
+    }, [&] {
+        windowOpen = false;
+        return tracer.end();
+    });
+    if (windowOpen) (void)tracer.end();
+    if (!ms) return ms.status();
+    std::vector<double> kernelMs;
+    for (const auto& k : tracer.kernels())
+        if (k.name.find("eventProbeKernel") != std::string::npos && k.endNs > k.startNs)
+            kernelMs.push_back(static_cast<double>(k.endNs - k.startNs) / 1e6);
+    if (kernelMs.size() < static_cast<std::size_t>(probe.trials) / 2)
+        return Status(ErrorCode::GpuError, "event overhead: CUPTI saw " + std::to_string(kernelMs.size()) + " of " +
+                                               std::to_string(probe.trials) + " probe kernels");
+    EventOverhead o;
+    o.trials = probe.trials;
+    o.probeEventMs = median(*ms).value_or(0.0);
+    o.probeKernelMs = median(kernelMs).value_or(0.0);
+    o.ms = std::max(0.0, o.probeEventMs - o.probeKernelMs);
+    m_overhead[slot] = o;
+    return o;
+}
+
+Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream_t stream, const TimingConfig& config,
+    const TaskContext& ctx, const std::function<Status()>& beforeTimed, const std::function<Status()>& afterTimed)
+{
+    for (int i = 0; i < config.warmup; ++i) KWB_RETURN_IF_ERROR(launch(stream));
+    KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (ctx.cancelled()) return Status(ErrorCode::Cancelled, "cancelled");
+
+    Events ev;
+    const int trials = std::max(config.trials, 1);
+    ev.start.resize(static_cast<std::size_t>(trials), nullptr);
+    ev.stop.resize(static_cast<std::size_t>(trials), nullptr);
+    for (int i = 0; i < trials; ++i) {
+        KWB_CUDA_CHECK(cudaEventCreate(&ev.start[static_cast<std::size_t>(i)]));
+        KWB_CUDA_CHECK(cudaEventCreate(&ev.stop[static_cast<std::size_t>(i)]));
+    }
+    // Gating starts afresh each call (a closure that waits on the GPU costs one
+    // 20 ms gate per call); earlier calls' timed-out gates are all done by now.
+    m_gateEnabled = true;
+    if (m_gateHost) m_gateTimeouts = m_gateHost[1];
+    if (beforeTimed) KWB_RETURN_IF_ERROR(beforeTimed());
+    // Trials are enqueued in batches: the host never runs far ahead of the
+    // GPU (that would time queueing), and progress stays live. Each batch
+    // waits behind a gate that opens once all of it is enqueued.
+    const int batch = 10;
+    struct GateGuard { // opens the gate on every way out, errors included
+        KernelTimer* timer;
+        ~GateGuard() { timer->openGate(); }
+    } guard{this};
+    for (int i = 0; i < trials; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        if (i % batch == 0 && m_gateEnabled && m_gateDevice) {
+            const unsigned timeouts = m_gateHost[1];
+            if (timeouts != m_gateTimeouts) { // the last gate gave up: this launch closure waits on the GPU
+                m_gateTimeouts = timeouts;
+                m_gateEnabled = false;
+            } else {
+                batchGateKernel<<<1, 1, 0, stream>>>(m_gateDevice, ++m_gateSeq, 20'000'000);
+                KWB_CUDA_CHECK(cudaGetLastError());
+            }
+        }
+        if (config.l2Flush) KWB_RETURN_IF_ERROR(flushL2(stream, config.flushMode));
+        KWB_CUDA_CHECK(cudaEventRecord(ev.start[k], stream));
+        KWB_RETURN_IF_ERROR(launch(stream));
+        KWB_CUDA_CHECK(cudaEventRecord(ev.stop[k], stream));
+        if ((i + 1) % batch == 0 || i + 1 == trials) {
+            openGate();
+            KWB_CUDA_CHECK(cudaEventSynchronize(ev.stop[k]));
+            ctx.report("timing", i + 1, trials);
+            if (ctx.cancelled()) return Status(ErrorCode::Cancelled, "cancelled");
+        }
+    }
+    KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (afterTimed) KWB_RETURN_IF_ERROR(afterTimed());
+    std::vector<double> ms(static_cast<std::size_t>(trials));
+    for (int i = 0; i < trials; ++i) {
+        float t = 0;
+        const auto k = static_cast<std::size_t>(i);
+        KWB_CUDA_CHECK(cudaEventElapsedTime(&t, ev.start[k], ev.stop[k]));
+        ms[k] = static_cast<double>(t);
+    }
+    return ms;
+}
+
+} // namespace kwb::gpu

@@ -1,0 +1,40 @@
+#include "rerun/rerun_types.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/statistics.h"
+
+namespace kwb {
+
+double TimingStats::correctedMedianMs() const
+{
+    return eventOverheadMs ? std::max(0.0, medianMs - *eventOverheadMs) : medianMs;
+}
+
+TimingStats summarizeTimings(std::vector<double> samples, bool keepSamples)
+{
+    TimingStats t;
+    t.trials = static_cast<std::int32_t>(samples.size());
+    if (samples.empty()) return t;
+    if (keepSamples) t.samplesMs = samples;
+    std::sort(samples.begin(), samples.end());
+    // The one quantile definition of the code base (numpy's linear interpolation).
+    t.medianMs = quantile(samples, 0.5).value_or(0.0);
+    t.q1Ms = quantile(samples, 0.25).value_or(0.0);
+    t.q3Ms = quantile(samples, 0.75).value_or(0.0);
+    t.iqrMs = t.q3Ms - t.q1Ms;
+    t.minMs = samples.front();
+    t.maxMs = samples.back();
+    double sum = 0.0;
+    for (double s : samples) sum += s;
+    t.meanMs = sum / double(samples.size());
+    double var = 0.0;
+    for (double s : samples) var += (s - t.meanMs) * (s - t.meanMs);
+    // Sample standard deviation (n - 1), as torch.std / numpy ddof=1.
+    t.stdMs = samples.size() > 1 ? std::sqrt(var / double(samples.size() - 1)) : 0.0;
+    t.cv = t.meanMs > 0 ? t.stdMs / t.meanMs : 0.0;
+    return t;
+}
+
+} // namespace kwb

@@ -1,0 +1,142 @@
+#pragma once
+// The re-run protocol's value types that carry no spec and no JSON: options,
+// device description, status, timing statistics, CUPTI summary and the
+// per-output checks. The GPU pipeline (CUDA sources included) fills them;
+// rerun/protocol.h includes this header and adds the request and result
+// messages and their JSON encoding.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "problems/output_metrics_types.h"
+#include "problems/size_expression.h"
+#include "records/eval_record.h"
+
+namespace kwb {
+
+struct RerunOptions {
+    std::int32_t trials = 100;           // timed trials per kernel (candidate and reference)
+    std::int32_t warmup = 10;            // untimed runs before timing
+    bool l2Flush = true;                 // flush L2 before every timed trial
+    std::int32_t correctnessTrials = 3;  // trials with fresh inputs (seed policy permitting)
+    std::int32_t coverageRows = 32;      // requested coverage-grid resolution
+    std::int32_t coverageCols = 32;
+    double timeoutS = 120.0;             // the parent kills the runner after this long
+    std::uint64_t seed = 42;             // overrides ProblemSpec::seed.base
+    bool timeReference = true;
+    bool cupti = true;                   // CUPTI activity tracing of the timed window
+    SizeMap sizes;                       // overrides of the problem's sizes
+};
+
+struct DeviceInfo {
+    std::string name;
+    std::int32_t ordinal = 0;
+    std::int32_t computeMajor = 0;
+    std::int32_t computeMinor = 0;
+    std::int32_t smCount = 0;
+    std::int64_t memoryBytes = 0;
+    std::int64_t l2Bytes = 0;
+    double smClockMhz = 0.0;
+    double memoryClockMhz = 0.0;
+    double peakBandwidthBytesPerS = 0.0; // theoretical DRAM bandwidth
+    double peakFp32FlopsPerS = 0.0;      // non-tensor-core FP32
+    double peakFp16FlopsPerS = 0.0;      // dense tensor-core FP16 (0 = unknown)
+    std::int32_t driverVersion = 0;      // cudaDriverGetVersion, e.g. 13000
+    std::int32_t runtimeVersion = 0;
+    std::string uuid;
+};
+
+// Why a re-run ended as it did. Everything but Ok is the candidate's (or the
+// environment's) failure reported as a result, not an executor error.
+enum class RerunStatus : std::uint8_t {
+    Ok,            // every step ran (the output may still be wrong: see correctness)
+    CompileError,  // NVRTC / nvcc rejected the source
+    LaunchError,   // bad launch configuration, missing entry point, kwb_launch returned non-zero
+    Fault,         // CUDA fault (illegal address, ...) or the runner crashed
+    Timeout,       // the parent killed the runner after options.timeoutS
+    OutOfMemory,   // device or host allocation failed
+    NoDevice,      // no usable CUDA device
+    Unsupported,   // reference or dtype the runner does not implement
+    InternalError, // the runner failed for reasons of its own
+};
+const char* rerunStatusName(RerunStatus status); // "ok", "compile_error", "launch_error", "fault", "timeout", "oom", ...
+std::optional<RerunStatus> rerunStatusFromName(std::string_view name);
+
+// Timing of one kernel over N trials (CUDA events), milliseconds.
+struct TimingStats {
+    std::int32_t trials = 0;
+    double medianMs = 0.0;
+    double q1Ms = 0.0;   // 25th percentile
+    double q3Ms = 0.0;   // 75th percentile
+    double iqrMs = 0.0;  // q3 - q1
+    double meanMs = 0.0;
+    double stdMs = 0.0;
+    double minMs = 0.0;
+    double maxMs = 0.0;
+    double cv = 0.0;     // std / mean
+    std::vector<double> samplesMs; // optional: the per-trial times
+    // What the CUDA-event bracket adds to a kernel's own duration under the same
+    // trial sequence, calibrated on a probe kernel against CUPTI (gpu/kernel_timer.h);
+    // unset when CUPTI was not available.
+    std::optional<double> eventOverheadMs;
+    // medianMs less the event bracket (never below 0); medianMs when uncalibrated.
+    double correctedMedianMs() const;
+};
+// Fills every summary field from samples (linear-interpolated quantiles, as numpy).
+TimingStats summarizeTimings(std::vector<double> samplesMs, bool keepSamples = false);
+
+// CUPTI activity in the timed window, aggregated per kernel name and stream.
+struct KernelActivity {
+    std::string name;      // demangled where possible
+    std::uint32_t streamId = 0;
+    std::int64_t count = 0;
+    double totalMs = 0.0;
+    bool library = false;  // cuBLAS / cuDNN / CUTLASS / driver-internal kernel
+};
+
+struct CuptiSummary {
+    bool available = false;       // CUPTI ran (false: not requested or failed; see note)
+    std::string note;
+    std::uint32_t timedStreamId = 0;
+    std::int64_t kernelCount = 0; // every kernel on every stream in the window
+    std::int64_t timedStreamKernels = 0;
+    std::int64_t otherStreamKernels = 0;
+    double kernelMs = 0.0;        // total kernel time on the timed stream
+    double otherStreamMs = 0.0;   // total kernel time on every other stream
+    std::int64_t memcpyCount = 0;
+    std::int64_t memsetCount = 0;
+    std::vector<std::uint32_t> streams; // distinct stream ids seen
+    std::vector<KernelActivity> kernels;
+};
+
+// One output's correctness over the trials. The OutputMetrics members (count,
+// outOfTolerance, ..., infCount) are those of the worst trial (largest
+// outOfToleranceShare, then largest relL2Error); allclose and the reference's
+// NaN/Inf counts are the worst trial's too but are not on the wire.
+struct OutputCheck : OutputMetrics {
+    std::string output;      // tensor name
+    std::int32_t trials = 0;
+    std::int32_t trialsPassed = 0;
+    bool passed = false;     // allclose on every trial
+    bool zerosPass = false;  // would all zeros pass allclose (any trial)?
+    std::optional<bool> deterministic;      // two runs on equal inputs bitwise equal
+    std::int64_t nondeterministicElements = 0;
+};
+
+struct InputCheck {
+    std::string input;   // tensor name
+    std::string hashBefore; // hex digest of the bytes before the candidate ran
+    std::string hashAfter;
+    bool mutated = false;
+};
+
+struct OutputCoverage {
+    std::string output; // tensor name
+    Coverage coverage;  // records/eval_record.h: fraction, counts, first unwritten, grid
+    std::uint32_t sentinelA = 0; // bit patterns used (32-bit elements; 16-bit outputs use the low half)
+    std::uint32_t sentinelB = 0;
+};
+
+} // namespace kwb

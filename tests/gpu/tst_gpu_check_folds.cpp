@@ -1,0 +1,117 @@
+// The host side of the check pipeline, which the executor's steps and the
+// bridge's session share, without a GPU: the worst-trial fold of the
+// correctness trials, the input-hash fold, a shape mismatch's metrics, the
+// CUPTI summary over synthetic activity records and its library kernels by
+// the rule table. Runs on any machine (no device needed).
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gpu/checks/output_checks.h"
+#include "gpu/timing/cupti_summary.h"
+#include "gpu_test.h"
+
+namespace {
+
+constexpr const char* kTestName = "tst_gpu_check_folds";
+
+kwb::OutputMetrics metrics(double share, double relL2, bool allclose)
+{
+    kwb::OutputMetrics m;
+    m.count = 100;
+    m.outOfTolerance = static_cast<std::int64_t>(share * 100);
+    m.outOfToleranceShare = share;
+    m.relL2Error = relL2;
+    m.allclose = allclose;
+    return m;
+}
+
+void correctnessFold()
+{
+    // Copy-assigned: assigning a literal here trips GCC 12's -Wrestrict false positive.
+    const std::string name("C");
+    kwb::OutputCheck c;
+    c.output = name;
+    kwb::gpu::addCorrectnessTrial(c, metrics(0.0, 1e-7, true), false);
+    kwb::gpu::addCorrectnessTrial(c, metrics(0.25, 1e-2, false), true);
+    kwb::gpu::addCorrectnessTrial(c, metrics(0.25, 1e-3, false), false); // equal share, smaller error: not worse
+    kwb::gpu::addCorrectnessTrial(c, metrics(0.0, 1e-6, true), false);
+    kwb::gpu::finishCorrectness(c);
+    GT_CHECK_EQ(c.trials, 4);
+    GT_CHECK_EQ(c.trialsPassed, 2);
+    GT_CHECK(!c.passed);
+    GT_CHECK(c.zerosPass); // any trial's zero acceptance counts
+    GT_CHECK(c.outOfToleranceShare == 0.25 && c.relL2Error == 1e-2);
+    GT_CHECK_EQ(c.outOfTolerance, 25);
+    GT_CHECK(c.output == name);
+
+    kwb::OutputCheck ok;
+    kwb::gpu::addCorrectnessTrial(ok, metrics(0.0, 0.0, true), false);
+    kwb::gpu::finishCorrectness(ok);
+    GT_CHECK(ok.passed && !ok.zerosPass);
+    kwb::OutputCheck none;
+    kwb::gpu::finishCorrectness(none);
+    GT_CHECK(!none.passed); // no trial is no pass
+
+    const kwb::OutputMetrics mm = kwb::gpu::shapeMismatchMetrics(64);
+    GT_CHECK(!mm.allclose && mm.outOfTolerance == 64 && mm.outOfToleranceShare == 1.0 && mm.firstMismatch == 0);
+    GT_CHECK(std::isinf(mm.relL2Error) && std::isinf(mm.maxAbsError));
+}
+
+void inputFold()
+{
+    kwb::InputCheck ic;
+    kwb::gpu::addInputHashes(ic, 0x11, 0x11);
+    GT_CHECK(!ic.mutated && ic.hashBefore == ic.hashAfter && ic.hashBefore.size() == 16);
+    kwb::gpu::addInputHashes(ic, 0x22, 0x23); // a later trial mutates: its pair is kept
+    GT_CHECK(ic.mutated && ic.hashBefore != ic.hashAfter);
+    const std::string before = ic.hashBefore;
+    kwb::gpu::addInputHashes(ic, 0x33, 0x33); // and stays kept
+    GT_CHECK(ic.mutated && ic.hashBefore == before);
+}
+
+void cuptiSummary()
+{
+    const auto& classifier = kwb::gpu::KernelClassifier::instance();
+    std::printf("rule table: %s\n", classifier.source().c_str());
+    GT_CHECK(classifier.isLibrary("void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4>(Params)"));
+    GT_CHECK(classifier.isLibrary("nvjet_tst_128x64_64x8_1x1_v_bz_coopA_NNT"));
+    GT_CHECK(classifier.isLibrary("sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32_warpgroupsize1x1x1"));
+    GT_CHECK(classifier.isLibrary("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"));
+    // Framework kernels a generated kernel could replace, and the candidate's own: not library.
+    GT_CHECK(!classifier.isLibrary("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>"));
+    GT_CHECK(!classifier.isLibrary("relu_kernel(float const*, float*, long)"));
+
+    std::vector<kwb::gpu::TracedKernel> kernels{
+        {"relu_kernel", 7, 1000, 3000},
+        {"relu_kernel", 7, 4000, 6000},
+        {"nvjet_tst_128x64_64x8_1x1_v_bz_coopA_NNT", 13, 1000, 11000},
+    };
+    std::vector<kwb::gpu::TracedMemOp> memOps{{true, 7, 64, 0, 10}, {false, 9, 64, 0, 10}};
+    const kwb::CuptiSummary s = kwb::gpu::summarizeCupti(kernels, memOps, 7, 2);
+    GT_CHECK(s.available);
+    GT_CHECK_EQ(s.kernelCount, 3);
+    GT_CHECK_EQ(s.timedStreamKernels, 2);
+    GT_CHECK_EQ(s.otherStreamKernels, 1);
+    GT_CHECK(std::abs(s.kernelMs - 0.004) < 1e-12 && std::abs(s.otherStreamMs - 0.010) < 1e-12);
+    GT_CHECK_EQ(s.memsetCount, 1);
+    GT_CHECK_EQ(s.memcpyCount, 1);
+    GT_CHECK_EQ(s.streams.size(), 3u);
+    GT_CHECK_EQ(s.kernels.size(), 2u);
+    if (s.kernels.size() == 2) {
+        GT_CHECK(s.kernels[0].library && s.kernels[0].streamId == 13); // longest first
+        GT_CHECK(!s.kernels[1].library && s.kernels[1].count == 2);
+    }
+    GT_CHECK(s.note.find("dropped 2") != std::string::npos);
+}
+
+} // namespace
+
+int main()
+{
+    correctnessFold();
+    inputFold();
+    cuptiSummary();
+    return kwb::gputest::finish(kTestName);
+}
