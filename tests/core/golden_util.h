@@ -42,12 +42,15 @@ inline std::string firstDifference(const std::string& expected, const std::strin
     std::size_t start = 0;
     for (std::size_t i = 0; i < std::min(expected.size(), actual.size()); ++i) {
         if (expected[i] != actual[i]) {
-            const auto lineOf = [&](const std::string& s) {
-                const auto end = s.find('\n', start);
-                return s.substr(start, std::min<std::size_t>(end == std::string::npos ? s.size() - start : end - start, 400));
+            // A window around the difference: lines can be kilobytes long.
+            const std::size_t from = std::max(start, i > 80 ? i - 80 : std::size_t{0});
+            const auto around = [&](const std::string& s) {
+                std::string w = s.substr(from, 200);
+                if (const auto nl = w.find('\n'); nl != std::string::npos) w.resize(nl);
+                return w;
             };
-            return "line " + std::to_string(line) + ", column " + std::to_string(i - start + 1) + ":\n  golden:   "
-                + lineOf(expected) + "\n  produced: " + lineOf(actual);
+            return "line " + std::to_string(line) + ", column " + std::to_string(i - start + 1) + " (shown from column "
+                + std::to_string(from - start + 1) + "):\n  golden:   " + around(expected) + "\n  produced: " + around(actual);
         }
         if (expected[i] == '\n') {
             ++line;
