@@ -270,6 +270,8 @@ private Q_SLOTS:
     void goldensRoundTrip_data();
     void goldensRoundTrip();
     void everyMessageTypeHasGoldens();
+    void corruptedGoldensNameTheMember_data();
+    void corruptedGoldensNameTheMember();
 };
 
 void TestGoldenProtocol::encoderWritesGoldens_data()
@@ -320,6 +322,50 @@ void TestGoldenProtocol::everyMessageTypeHasGoldens()
     for (const auto& f : goldenFiles())
         for (const auto& m : f.messages) seen.insert(m.index());
     QCOMPARE(seen.size(), std::variant_size_v<ProtocolMessage>);
+}
+
+void TestGoldenProtocol::corruptedGoldensNameTheMember_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("reason");
+    const auto row = [](const char* name, const char* file, const char* from, const char* to, const char* reason) {
+        QTest::addRow("%s", name) << QString::fromUtf8(file) << QString::fromUtf8(from) << QString::fromUtf8(to)
+                                  << QString::fromUtf8(reason);
+    };
+    row("array element", "result", "\"streams\":[7,13]", "\"streams\":[7,\"x\"]",
+        "[candidate_cupti.streams[1]]: schema error: expected an integer, found a string");
+    row("nested object", "result", "\"rows\":2,", "\"rows\":2.5,", "[coverage[0].grid.rows]: schema error: expected an integer");
+    row("no status", "result", "\"status\":\"ok\",", "", "[status]: schema error: no 'status' member");
+    row("unknown precision", "result", "\"precision\":\"float16\"", "\"precision\":\"fp8\"", "unknown precision 'fp8'");
+    row("out of range", "result", "\"timed_stream_id\":7", "\"timed_stream_id\":-7",
+        "[candidate_cupti.timed_stream_id]: schema error: integer out of range");
+    row("reference name", "capabilities", "\"references\":[\"gemm\"", "\"references\":[1",
+        "[references[0]]: schema error: expected a string");
+    row("negative seed", "rerun", "\"seed\":123456789012345", "\"seed\":-1", "[options.seed]: schema error: expected a non-negative integer");
+    row("grid check", "result", "\"written_fraction\":[1.0,0.0,0.0,0.0]", "\"written_fraction\":[1.0]",
+        "[coverage[0].grid]: schema error: rows * cols differs");
+}
+
+// The decoder walks the same member lists as the encoder: a member broken in
+// a golden line is refused with its full path.
+void TestGoldenProtocol::corruptedGoldensNameTheMember()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(QString, reason);
+    std::string text;
+    QVERIFY(kwbtest::readWholeFile(kwbtest::goldenPath("protocol/" + file.toStdString() + ".jsonl"), text));
+    const std::string line = linesOf(text).front();
+    const auto at = line.find(from.toStdString());
+    QVERIFY2(at != std::string::npos, qPrintable(from));
+    const std::string broken = std::string(line).replace(at, std::size_t(from.toUtf8().size()), to.toStdString());
+    auto decoded = decodeMessage(broken);
+    QVERIFY(!decoded.isOk());
+    const std::string message = decoded.status().toString();
+    QVERIFY2(message.find(reason.toStdString()) != std::string::npos, message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestGoldenProtocol)
