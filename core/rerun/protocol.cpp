@@ -12,24 +12,33 @@ namespace kwb {
 const char* rerunStatusName(RerunStatus status)
 {
     switch (status) {
-    case RerunStatus::Ok: return "ok";
-    case RerunStatus::CompileError: return "compile_error";
-    case RerunStatus::LaunchError: return "launch_error";
-    case RerunStatus::Fault: return "fault";
-    case RerunStatus::Timeout: return "timeout";
-    case RerunStatus::OutOfMemory: return "oom";
-    case RerunStatus::NoDevice: return "no_device";
-    case RerunStatus::Unsupported: return "unsupported";
-    case RerunStatus::InternalError: return "internal_error";
+    case RerunStatus::Ok:
+        return "ok";
+    case RerunStatus::CompileError:
+        return "compile_error";
+    case RerunStatus::LaunchError:
+        return "launch_error";
+    case RerunStatus::Fault:
+        return "fault";
+    case RerunStatus::Timeout:
+        return "timeout";
+    case RerunStatus::OutOfMemory:
+        return "oom";
+    case RerunStatus::NoDevice:
+        return "no_device";
+    case RerunStatus::Unsupported:
+        return "unsupported";
+    case RerunStatus::InternalError:
+        return "internal_error";
     }
     return "internal_error";
 }
 
 std::optional<RerunStatus> rerunStatusFromName(std::string_view name)
 {
-    for (auto s : {RerunStatus::Ok, RerunStatus::CompileError, RerunStatus::LaunchError, RerunStatus::Fault,
-             RerunStatus::Timeout, RerunStatus::OutOfMemory, RerunStatus::NoDevice, RerunStatus::Unsupported,
-             RerunStatus::InternalError})
+    for (auto s :
+        {RerunStatus::Ok, RerunStatus::CompileError, RerunStatus::LaunchError, RerunStatus::Fault, RerunStatus::Timeout,
+            RerunStatus::OutOfMemory, RerunStatus::NoDevice, RerunStatus::Unsupported, RerunStatus::InternalError})
         if (name == rerunStatusName(s)) return s;
     return std::nullopt;
 }
@@ -103,12 +112,15 @@ template <typename T> inline constexpr bool kUnsupportedMember = false;
 
 // A visitor that does nothing, to ask whether a type has a field list.
 struct FieldProbe {
-    template <typename T, typename Presence = wire::Always> void operator()(const char*, T&, Presence = {}) {}
-    template <typename F> void derived(const char*, F&&) {}
-    template <typename F> void check(F&&, const char*) {}
+    template <typename T, typename Presence = wire::Always> void operator()(const char*, T&, Presence = {}) { }
+    template <typename F> void derived(const char*, F&&) { }
+    template <typename F> void check(F&&, const char*) { }
 };
 template <typename T>
-concept HasFields = requires(FieldProbe& probe, T& value) { visitFields(probe, value); };
+concept HasFields = requires(FieldProbe& probe, T& value)
+{
+    visitFields(probe, value);
+};
 
 // ---- encoding ----
 
@@ -126,9 +138,10 @@ public:
         } else {
             if constexpr (std::is_same_v<Presence, wire::OmitDefault>) {
                 if constexpr (std::is_arithmetic_v<T>) {
-                    if (value == T{}) return;
+                    if (value == T {}) return;
                 } else {
-                    static_assert(requires { value.empty(); }, "wire::OmitDefault needs a number, string or container");
+                    static_assert(
+                        requires { value.empty(); }, "wire::OmitDefault needs a number, string or container");
                     if (value.empty()) return;
                 }
             }
@@ -139,7 +152,7 @@ public:
     {
         if (auto v = compute()) out[key] = toJson(*v);
     }
-    template <typename F> void check(F&&, const char*) {}
+    template <typename F> void check(F&&, const char*) { }
 };
 
 template <typename T> json toJson(const T& value)
@@ -202,7 +215,9 @@ bool fail(Status& status, const std::string& path, const std::string& reason)
 class Decoder {
 public:
     Decoder(Status& status, const json& object, const std::string& path)
-        : m_status(status), m_object(object), m_path(path)
+        : m_status(status)
+        , m_object(object)
+        , m_path(path)
     {
     }
 
@@ -215,13 +230,13 @@ public:
             return;
         }
         if constexpr (kIsOptional<T>) {
-            typename T::value_type v{};
+            typename T::value_type v {};
             if (readValue(m_status, *it, at(key), v)) value = std::move(v);
         } else {
             readValue(m_status, *it, at(key), value);
         }
     }
-    template <typename F> void derived(const char*, F&&) {}
+    template <typename F> void derived(const char*, F&&) { }
     template <typename F> void check(F&& holds, const char* reason)
     {
         if (!holds()) fail(m_status, m_path, reason);
@@ -243,10 +258,14 @@ bool readNumber(Status& status, const json& v, const std::string& path, double& 
     }
     if (v.is_string()) {
         const auto& s = v.get_ref<const std::string&>();
-        if (s == "inf") out = std::numeric_limits<double>::infinity();
-        else if (s == "-inf") out = -std::numeric_limits<double>::infinity();
-        else if (s == "nan") out = std::numeric_limits<double>::quiet_NaN();
-        else return fail(status, path, "expected a number, found the string '" + s + "'");
+        if (s == "inf")
+            out = std::numeric_limits<double>::infinity();
+        else if (s == "-inf")
+            out = -std::numeric_limits<double>::infinity();
+        else if (s == "nan")
+            out = std::numeric_limits<double>::quiet_NaN();
+        else
+            return fail(status, path, "expected a number, found the string '" + s + "'");
         return true;
     }
     return fail(status, path, "expected a number, found " + jsonTypeName(v));
@@ -294,7 +313,8 @@ template <typename T> bool readValue(Status& status, const json& v, const std::s
         out = v.get<std::string>();
         return true;
     } else if constexpr (std::is_same_v<T, std::uint64_t>) {
-        if (!v.is_number_unsigned()) return fail(status, path, "expected a non-negative integer, found " + jsonTypeName(v));
+        if (!v.is_number_unsigned())
+            return fail(status, path, "expected a non-negative integer, found " + jsonTypeName(v));
         out = v.get<std::uint64_t>();
         return true;
     } else if constexpr (std::is_integral_v<T>) {
@@ -317,7 +337,8 @@ template <typename T> bool readValue(Status& status, const json& v, const std::s
     } else if constexpr (std::is_same_v<T, ProblemSpec>) {
         return readSpec(status, v, "<request problem>", problemSpecFromJson, out);
     } else if constexpr (std::is_same_v<T, CandidateSpec>) {
-        return readSpec(status, v, "<request candidate>",
+        return readSpec(
+            status, v, "<request candidate>",
             [](const json& j, const char* label) { return candidateSpecFromJson(j, label); }, out);
     } else if constexpr (std::is_same_v<T, SizeMap>) {
         if (!v.is_object()) return fail(status, path, "expected an object, found " + jsonTypeName(v));
@@ -330,7 +351,7 @@ template <typename T> bool readValue(Status& status, const json& v, const std::s
     } else if constexpr (kIsVector<T>) {
         if (!v.is_array()) return fail(status, path, "expected an array, found " + jsonTypeName(v));
         for (std::size_t i = 0; i < v.size(); ++i) {
-            typename T::value_type e{};
+            typename T::value_type e {};
             readValue(status, v[i], path + "[" + std::to_string(i) + "]", e);
             out.push_back(std::move(e));
         }
@@ -352,7 +373,7 @@ template <std::size_t I = 0> Result<ProtocolMessage> decodeAs(const json& j, con
         T message;
         readValue(status, j, "", message);
         if (!status.isOk()) return status;
-        return ProtocolMessage{std::in_place_index<I>, std::move(message)};
+        return ProtocolMessage {std::in_place_index<I>, std::move(message)};
     }
 }
 
@@ -391,13 +412,16 @@ Result<ProtocolMessage> decodeMessage(std::string_view line)
     auto dom = parseJsonDom(line, "<protocol>");
     if (!dom) return dom.status();
     const json& j = *dom;
-    if (!j.is_object()) return Status(ErrorCode::SchemaError, "a protocol line must be a JSON object, found " + jsonTypeName(j));
+    if (!j.is_object())
+        return Status(ErrorCode::SchemaError, "a protocol line must be a JSON object, found " + jsonTypeName(j));
     auto proto = j.find("protocol");
     if (proto == j.end() || !proto->is_string())
-        return Status(ErrorCode::SchemaError, "line has no \"protocol\" member (expected \"" + std::string(kRerunProtocol) + "\")");
+        return Status(ErrorCode::SchemaError,
+            "line has no \"protocol\" member (expected \"" + std::string(kRerunProtocol) + "\")");
     if (proto->get<std::string>() != kRerunProtocol)
-        return Status(ErrorCode::Unsupported, "protocol version mismatch: peer speaks \"" + proto->get<std::string>()
-            + "\", this build speaks \"" + std::string(kRerunProtocol) + "\"");
+        return Status(ErrorCode::Unsupported,
+            "protocol version mismatch: peer speaks \"" + proto->get<std::string>() + "\", this build speaks \""
+                + std::string(kRerunProtocol) + "\"");
     Status status;
     std::string type;
     if (auto t = j.find("type"); t != j.end() && !t->is_null()) readValue(status, *t, "type", type);

@@ -23,9 +23,9 @@ namespace kwb {
 // Presence rules, as tag types so that a rule a member type cannot follow
 // fails to compile. Without one, a member is always written and read when present.
 namespace wire {
-struct Always {};
-struct OmitDefault {}; // not written while empty ("", [], false, 0)
-struct Required {};    // always written; a reader rejects an object without it
+struct Always { };
+struct OmitDefault { }; // not written while empty ("", [], false, 0)
+struct Required { }; // always written; a reader rejects an object without it
 } // namespace wire
 
 // S is T or const T: one list serves the encoder (const) and the decoder.
@@ -44,8 +44,7 @@ template <> inline constexpr std::string_view kMessageType<ErrorMessage> = "erro
 
 // ---- parts ----
 
-template <typename V, FieldsOf<RerunOptions> S>
-void visitFields(V& v, S& o)
+template <typename V, FieldsOf<RerunOptions> S> void visitFields(V& v, S& o)
 {
     v("trials", o.trials);
     v("warmup", o.warmup);
@@ -61,16 +60,14 @@ void visitFields(V& v, S& o)
     v.check([&] { return o.trials >= 0 && o.warmup >= 0 && o.correctnessTrials >= 0; }, "trial counts must be >= 0");
 }
 
-template <typename V, FieldsOf<KernelBenchPayload> S>
-void visitFields(V& v, S& k)
+template <typename V, FieldsOf<KernelBenchPayload> S> void visitFields(V& v, S& k)
 {
     v("problem_file", k.problemFile);
     v("problem_source", k.problemSource);
     v("record_id", k.recordId);
 }
 
-template <typename V, FieldsOf<DeviceInfo> S>
-void visitFields(V& v, S& d)
+template <typename V, FieldsOf<DeviceInfo> S> void visitFields(V& v, S& d)
 {
     v("name", d.name);
     v("ordinal", d.ordinal);
@@ -86,11 +83,10 @@ void visitFields(V& v, S& d)
     v("peak_fp16_flops_per_s", d.peakFp16FlopsPerS);
     v("driver_version", d.driverVersion);
     v("runtime_version", d.runtimeVersion);
-    v("uuid", d.uuid, wire::OmitDefault{});
+    v("uuid", d.uuid, wire::OmitDefault {});
 }
 
-template <typename V, FieldsOf<TimingStats> S>
-void visitFields(V& v, S& t)
+template <typename V, FieldsOf<TimingStats> S> void visitFields(V& v, S& t)
 {
     v("trials", t.trials);
     v("median_ms", t.medianMs);
@@ -105,11 +101,10 @@ void visitFields(V& v, S& t)
     v("event_overhead_ms", t.eventOverheadMs);
     v.derived("corrected_median_ms",
         [&] { return t.eventOverheadMs ? std::optional<double>(t.correctedMedianMs()) : std::nullopt; });
-    v("samples_ms", t.samplesMs, wire::OmitDefault{});
+    v("samples_ms", t.samplesMs, wire::OmitDefault {});
 }
 
-template <typename V, FieldsOf<KernelActivity> S>
-void visitFields(V& v, S& k)
+template <typename V, FieldsOf<KernelActivity> S> void visitFields(V& v, S& k)
 {
     v("name", k.name);
     v("stream_id", k.streamId);
@@ -118,11 +113,10 @@ void visitFields(V& v, S& k)
     v("library", k.library);
 }
 
-template <typename V, FieldsOf<CuptiSummary> S>
-void visitFields(V& v, S& c)
+template <typename V, FieldsOf<CuptiSummary> S> void visitFields(V& v, S& c)
 {
     v("available", c.available);
-    v("note", c.note, wire::OmitDefault{});
+    v("note", c.note, wire::OmitDefault {});
     v("timed_stream_id", c.timedStreamId);
     v("kernel_count", c.kernelCount);
     v("timed_stream_kernels", c.timedStreamKernels);
@@ -135,8 +129,7 @@ void visitFields(V& v, S& c)
     v("kernels", c.kernels);
 }
 
-template <typename V, FieldsOf<CoverageGrid> S>
-void visitFields(V& v, S& g)
+template <typename V, FieldsOf<CoverageGrid> S> void visitFields(V& v, S& g)
 {
     v("rows", g.rows);
     v("cols", g.cols);
@@ -146,8 +139,7 @@ void visitFields(V& v, S& g)
 }
 
 // The record's Coverage members sit flat in the output's object.
-template <typename V, FieldsOf<OutputCoverage> S>
-void visitFields(V& v, S& o)
+template <typename V, FieldsOf<OutputCoverage> S> void visitFields(V& v, S& o)
 {
     v("output", o.output);
     v("written_fraction", o.coverage.writtenFraction);
@@ -159,8 +151,7 @@ void visitFields(V& v, S& o)
     v("sentinel_b", o.sentinelB);
 }
 
-template <typename V, FieldsOf<OutputCheck> S>
-void visitFields(V& v, S& o)
+template <typename V, FieldsOf<OutputCheck> S> void visitFields(V& v, S& o)
 {
     v("output", o.output);
     v("trials", o.trials);
@@ -181,8 +172,7 @@ void visitFields(V& v, S& o)
     v("inf_count", o.infCount);
 }
 
-template <typename V, FieldsOf<InputCheck> S>
-void visitFields(V& v, S& c)
+template <typename V, FieldsOf<InputCheck> S> void visitFields(V& v, S& c)
 {
     v("input", c.input);
     v("hash_before", c.hashBefore);
@@ -190,15 +180,13 @@ void visitFields(V& v, S& c)
     v("mutated", c.mutated);
 }
 
-template <typename V, FieldsOf<ToleranceValues> S>
-void visitFields(V& v, S& t)
+template <typename V, FieldsOf<ToleranceValues> S> void visitFields(V& v, S& t)
 {
     v("atol", t.atol);
     v("rtol", t.rtol);
 }
 
-template <typename V, FieldsOf<Flag> S>
-void visitFields(V& v, S& f)
+template <typename V, FieldsOf<Flag> S> void visitFields(V& v, S& f)
 {
     v("code", f.code);
     v("reason", f.reason);
@@ -207,41 +195,36 @@ void visitFields(V& v, S& f)
 
 // ---- messages ("protocol" and "type" are written around these) ----
 
-template <typename V, FieldsOf<HelloRequest> S>
-void visitFields(V& v, S& m)
+template <typename V, FieldsOf<HelloRequest> S> void visitFields(V& v, S& m)
 {
     v("id", m.id);
 }
 
-template <typename V, FieldsOf<ShutdownRequest> S>
-void visitFields(V& v, S& m)
+template <typename V, FieldsOf<ShutdownRequest> S> void visitFields(V& v, S& m)
 {
     v("id", m.id);
 }
 
-template <typename V, FieldsOf<RerunRequest> S>
-void visitFields(V& v, S& m)
+template <typename V, FieldsOf<RerunRequest> S> void visitFields(V& v, S& m)
 {
     v("id", m.id);
-    v("problem", m.problem, wire::Required{});
-    v("candidate", m.candidate, wire::Required{});
+    v("problem", m.problem, wire::Required {});
+    v("candidate", m.candidate, wire::Required {});
     v("options", m.options);
     v("kernelbench", m.kernelbench);
 }
 
-template <typename V, FieldsOf<Capabilities> S>
-void visitFields(V& v, S& m)
+template <typename V, FieldsOf<Capabilities> S> void visitFields(V& v, S& m)
 {
     v("id", m.id);
     v("runner_version", m.runnerVersion);
     v("device_present", m.devicePresent);
-    v("reason", m.reason, wire::OmitDefault{});
+    v("reason", m.reason, wire::OmitDefault {});
     v("device", m.device);
     v("references", m.references);
 }
 
-template <typename V, FieldsOf<ProgressMessage> S>
-void visitFields(V& v, S& m)
+template <typename V, FieldsOf<ProgressMessage> S> void visitFields(V& v, S& m)
 {
     v("id", m.id);
     v("stage", m.stage);
@@ -249,15 +232,14 @@ void visitFields(V& v, S& m)
     v("total", m.total);
 }
 
-template <typename V, FieldsOf<RerunResult> S>
-void visitFields(V& v, S& r)
+template <typename V, FieldsOf<RerunResult> S> void visitFields(V& v, S& r)
 {
     v("id", r.id);
     v("problem_id", r.problemId);
     v("candidate_id", r.candidateId);
-    v("status", r.status, wire::Required{});
+    v("status", r.status, wire::Required {});
     v("message", r.message);
-    v("runner_restarted", r.runnerRestarted, wire::OmitDefault{});
+    v("runner_restarted", r.runnerRestarted, wire::OmitDefault {});
     v("device", r.device);
     v("sizes", r.sizes);
     v("precision", r.precision);
@@ -278,11 +260,10 @@ void visitFields(V& v, S& r)
     v("wall_ms", r.wallMs);
     v("overhead_ms", r.overheadMs);
     v("flags", r.flags);
-    v("fatal", r.fatal, wire::OmitDefault{});
+    v("fatal", r.fatal, wire::OmitDefault {});
 }
 
-template <typename V, FieldsOf<ErrorMessage> S>
-void visitFields(V& v, S& m)
+template <typename V, FieldsOf<ErrorMessage> S> void visitFields(V& v, S& m)
 {
     v("id", m.id);
     v("message", m.message);

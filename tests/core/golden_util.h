@@ -43,14 +43,15 @@ inline std::string firstDifference(const std::string& expected, const std::strin
     for (std::size_t i = 0; i < std::min(expected.size(), actual.size()); ++i) {
         if (expected[i] != actual[i]) {
             // A window around the difference: lines can be kilobytes long.
-            const std::size_t from = std::max(start, i > 80 ? i - 80 : std::size_t{0});
+            const std::size_t from = std::max(start, i > 80 ? i - 80 : std::size_t {0});
             const auto around = [&](const std::string& s) {
                 std::string w = s.substr(from, 200);
                 if (const auto nl = w.find('\n'); nl != std::string::npos) w.resize(nl);
                 return w;
             };
             return "line " + std::to_string(line) + ", column " + std::to_string(i - start + 1) + " (shown from column "
-                + std::to_string(from - start + 1) + "):\n  golden:   " + around(expected) + "\n  produced: " + around(actual);
+                + std::to_string(from - start + 1) + "):\n  golden:   " + around(expected)
+                + "\n  produced: " + around(actual);
         }
         if (expected[i] == '\n') {
             ++line;
@@ -83,8 +84,8 @@ inline std::string checkGolden(const std::string& relative, const std::string& a
 
 } // namespace kwbtest
 
-#define KWB_COMPARE_GOLDEN(relative, actual)                                   \
-    do {                                                                       \
-        const std::string kwbGoldenError_ = kwbtest::checkGolden((relative), (actual)); \
-        QVERIFY2(kwbGoldenError_.empty(), kwbGoldenError_.c_str());            \
+#define KWB_COMPARE_GOLDEN(relative, actual)                                                                           \
+    do {                                                                                                               \
+        const std::string kwbGoldenError_ = kwbtest::checkGolden((relative), (actual));                                \
+        QVERIFY2(kwbGoldenError_.empty(), kwbGoldenError_.c_str());                                                    \
     } while (0)

@@ -80,14 +80,14 @@ void TestGoldenImports::kernelBenchEval()
     QFETCH(int, records);
     const std::string label = "kernelbench/runs/" + run.toStdString() + "/eval_results.json";
     const RecordSet set = importKernelBenchEval(readOrFail(kwbtest::testData(label.c_str())), label, {});
-    QCOMPARE(set.failedFileCount(), std::size_t{0});
+    QCOMPARE(set.failedFileCount(), std::size_t {0});
     QCOMPARE(int(set.records.size()), records);
     const std::string lines = jsonLines(set.records);
     KWB_COMPARE_GOLDEN("import/kernelbench_" + run.toStdString() + ".jsonl", lines);
 
     // The native reader takes back what the writer wrote.
     const RecordSet back = parseNativeRecords(lines, "golden.jsonl");
-    QCOMPARE(back.badRecordCount(), std::size_t{0});
+    QCOMPARE(back.badRecordCount(), std::size_t {0});
     QCOMPARE(jsonLines(back.records), lines);
 }
 
@@ -96,8 +96,8 @@ void TestGoldenImports::leaderboard()
     KWB_REQUIRE_SHARED_DATA();
     const std::string label = "kernelbench/leaderboard/raw_data.json";
     RecordSet set = importLeaderboard(readOrFail(kwbtest::sharedData(label.c_str())), label);
-    QCOMPARE(set.failedFileCount(), std::size_t{0});
-    QCOMPARE(set.records.size(), std::size_t{413});
+    QCOMPARE(set.failedFileCount(), std::size_t {0});
+    QCOMPARE(set.records.size(), std::size_t {413});
     replaceCodeByDigest(set.records);
     KWB_COMPARE_GOLDEN("import/leaderboard.jsonl", jsonLines(set.records));
 }

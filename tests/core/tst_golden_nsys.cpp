@@ -101,7 +101,7 @@ private Q_SLOTS:
         // The export's own figures (../shared/data/README.md), independent of the golden.
         std::size_t kernels = 0;
         for (const auto& a : (*trace)->activities()) kernels += a.kind == ActivityKind::Kernel ? 1 : 0;
-        QCOMPARE(kernels, std::size_t{4010});
+        QCOMPARE(kernels, std::size_t {4010});
         KWB_COMPARE_GOLDEN("nsys/mfu_2gpu_before.txt", canonicalDump(**trace));
     }
 };

@@ -139,7 +139,7 @@ RerunResult fullResult()
     c.coverage.writtenElements = 256;
     c.coverage.totalElements = 1024;
     c.coverage.firstUnwritten = {256, 257, 258};
-    c.coverage.grid = CoverageGrid{2, 2, {1.0f, 0.0f, 0.0f, 0.0f}};
+    c.coverage.grid = CoverageGrid {2, 2, {1.0f, 0.0f, 0.0f, 0.0f}};
     c.sentinelA = 0x7FC00001u;
     c.sentinelB = 0xFFC00002u;
     r.coverage.push_back(c);
@@ -179,7 +179,8 @@ RerunResult fullResult()
     r.candidateCupti.memcpyCount = 1;
     r.candidateCupti.memsetCount = 2;
     r.candidateCupti.streams = {7, 13};
-    r.candidateCupti.kernels = {{"vector_add_partial", 7, 2, 0.03125, false}, {"sm90_xmma_gemm_f16f16", 13, 1, 0.25, true}};
+    r.candidateCupti.kernels
+        = {{"vector_add_partial", 7, 2, 0.03125, false}, {"sm90_xmma_gemm_f16f16", 13, 1, 0.25, true}};
     r.referenceCupti.available = false;
     r.referenceCupti.note = "CUPTI was not requested";
     r.flops = 1024.0;
@@ -233,14 +234,15 @@ struct GoldenFile {
 std::vector<GoldenFile> goldenFiles()
 {
     return {
-        {"hello", {HelloRequest{"hello-1"}}},
+        {"hello", {HelloRequest {"hello-1"}}},
         {"rerun", {nativeRequest(), kernelBenchRerun()}},
-        {"shutdown", {ShutdownRequest{"bye-1"}}},
+        {"shutdown", {ShutdownRequest {"bye-1"}}},
         {"capabilities", {withDevice(), withoutDevice()}},
-        {"progress", {ProgressMessage{"rerun-1", "compile", 0, 0}, ProgressMessage{"rerun-1", "timing", 40, 100}}},
+        {"progress", {ProgressMessage {"rerun-1", "compile", 0, 0}, ProgressMessage {"rerun-1", "timing", 40, 100}}},
         {"result", {fullResult(), minimalResult()}},
-        {"error", {ErrorMessage{"rerun-3", "rerun request: [options.trials]: expected an integer, found string"},
-                      ErrorMessage{"", "line is not JSON"}}},
+        {"error",
+            {ErrorMessage {"rerun-3", "rerun request: [options.trials]: expected an integer, found string"},
+                ErrorMessage {"", "line is not JSON"}}},
     };
 }
 
@@ -336,14 +338,16 @@ void TestGoldenProtocol::corruptedGoldensNameTheMember_data()
     };
     row("array element", "result", "\"streams\":[7,13]", "\"streams\":[7,\"x\"]",
         "[candidate_cupti.streams[1]]: schema error: expected an integer, found a string");
-    row("nested object", "result", "\"rows\":2,", "\"rows\":2.5,", "[coverage[0].grid.rows]: schema error: expected an integer");
+    row("nested object", "result", "\"rows\":2,", "\"rows\":2.5,",
+        "[coverage[0].grid.rows]: schema error: expected an integer");
     row("no status", "result", "\"status\":\"ok\",", "", "[status]: schema error: no 'status' member");
     row("unknown precision", "result", "\"precision\":\"float16\"", "\"precision\":\"fp8\"", "unknown precision 'fp8'");
     row("out of range", "result", "\"timed_stream_id\":7", "\"timed_stream_id\":-7",
         "[candidate_cupti.timed_stream_id]: schema error: integer out of range");
     row("reference name", "capabilities", "\"references\":[\"gemm\"", "\"references\":[1",
         "[references[0]]: schema error: expected a string");
-    row("negative seed", "rerun", "\"seed\":123456789012345", "\"seed\":-1", "[options.seed]: schema error: expected a non-negative integer");
+    row("negative seed", "rerun", "\"seed\":123456789012345", "\"seed\":-1",
+        "[options.seed]: schema error: expected a non-negative integer");
     row("grid check", "result", "\"written_fraction\":[1.0,0.0,0.0,0.0]", "\"written_fraction\":[1.0]",
         "[coverage[0].grid]: schema error: rows * cols differs");
 }

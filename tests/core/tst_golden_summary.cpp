@@ -47,9 +47,9 @@ private Q_SLOTS:
     void leaderboardByModel()
     {
         KWB_REQUIRE_SHARED_DATA();
-        const Run r = kwb(sharedRoot(), {QStringLiteral("summary"), QStringLiteral("--by"), QStringLiteral("model"),
-                                            QStringLiteral("--format"), QStringLiteral("json"),
-                                            QStringLiteral("kernelbench/leaderboard/raw_data.json")});
+        const Run r = kwb(sharedRoot(),
+            {QStringLiteral("summary"), QStringLiteral("--by"), QStringLiteral("model"), QStringLiteral("--format"),
+                QStringLiteral("json"), QStringLiteral("kernelbench/leaderboard/raw_data.json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         KWB_COMPARE_GOLDEN("summary/leaderboard_by_model.json", r.out);
     }
@@ -63,10 +63,12 @@ private Q_SLOTS:
         // (between canonical paths: ../shared may be a symbolic link).
         const QDir from(QFileInfo(sharedRoot()).canonicalFilePath());
         const QString eval = from.relativeFilePath(
-            QFileInfo(testRoot() + QStringLiteral("kernelbench/runs/level1_v0_run/eval_results.json")).canonicalFilePath());
-        const Run r = kwb(from.path(), {QStringLiteral("summary"), QStringLiteral("--by=level,outcome"),
-                                           QStringLiteral("--format=json"), QStringLiteral("--curve"), QStringLiteral("--baseline"),
-                                           QStringLiteral("kernelbench/timing/H100_Modal/baseline_time_torch.json"), eval});
+            QFileInfo(testRoot() + QStringLiteral("kernelbench/runs/level1_v0_run/eval_results.json"))
+                .canonicalFilePath());
+        const Run r = kwb(from.path(),
+            {QStringLiteral("summary"), QStringLiteral("--by=level,outcome"), QStringLiteral("--format=json"),
+                QStringLiteral("--curve"), QStringLiteral("--baseline"),
+                QStringLiteral("kernelbench/timing/H100_Modal/baseline_time_torch.json"), eval});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         KWB_COMPARE_GOLDEN("summary/kernelbench_level1_v0_run_h100_baseline.json", r.out);
     }
@@ -75,9 +77,10 @@ private Q_SLOTS:
     // shared data, so this golden is checked everywhere.
     void kernelBenchRunsByProblem()
     {
-        const Run r = kwb(testRoot(), {QStringLiteral("summary"), QStringLiteral("--by=run,problem"), QStringLiteral("--format=json"),
-                                          QStringLiteral("kernelbench/runs/level1_v0_run/eval_results.json"),
-                                          QStringLiteral("kernelbench/runs/level2_samples_run/eval_results.json")});
+        const Run r = kwb(testRoot(),
+            {QStringLiteral("summary"), QStringLiteral("--by=run,problem"), QStringLiteral("--format=json"),
+                QStringLiteral("kernelbench/runs/level1_v0_run/eval_results.json"),
+                QStringLiteral("kernelbench/runs/level2_samples_run/eval_results.json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         KWB_COMPARE_GOLDEN("summary/kernelbench_runs_by_problem.json", r.out);
     }
