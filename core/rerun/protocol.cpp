@@ -188,6 +188,7 @@ template <typename T> json toJson(const T& value)
 
 template <typename T> json messageJson(const T& message)
 {
+    static_assert(!kMessageType<T>.empty(), "every message needs its kMessageType (protocol_fields.h)");
     json j = toJson(message);
     j["protocol"] = kRerunProtocol;
     j["type"] = kMessageType<T>;
@@ -271,7 +272,7 @@ bool readNumber(Status& status, const json& v, const std::string& path, double& 
     return fail(status, path, "expected a number, found " + jsonTypeName(v));
 }
 
-// A member named by one of `names` (rerun status, precision).
+// An enumeration carried by its name (rerun status, precision).
 template <typename E, typename FromName>
 bool readName(Status& status, const json& v, const std::string& path, const char* what, FromName fromName, E& out)
 {
