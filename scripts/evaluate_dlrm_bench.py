@@ -400,7 +400,8 @@ def main():
     ap.add_argument("--trials-correct", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--trials", type=int, default=30)
-    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per sample's evaluation")
+    ap.add_argument("--timeout", type=float, default=150.0,
+                    help="seconds per sample's evaluation, a build on a cold cache included (default %(default)s)")
     ap.add_argument("--trace", default=os.path.join(REPO, "datasets", "traces", "dlrm_train.json.gz"))
     ap.add_argument("--kwb", help="kwb binary for the projection (default: build*/app/kwb/kwb)")
     ap.add_argument("--f-measured", type=float, help="addressable fraction to use when kwb is unavailable")
