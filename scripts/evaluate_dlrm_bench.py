@@ -356,8 +356,8 @@ class Worker:
 # ---------------------------------------------------------------- projection through kwb
 
 def find_kwb(explicit):
-    cands = [explicit] if explicit else []
-    cands += [os.path.join(REPO, d, "app", "kwb", "kwb") for d in sorted(os.listdir(REPO)) if d.startswith("build")]
+    cands = [explicit] if explicit else [os.path.join(REPO, d, "app", "kwb", "kwb") for d in sorted(os.listdir(REPO))
+                                         if d.startswith("build")]
     for c in cands:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
@@ -492,11 +492,16 @@ def main():
             print("kwb project failed: " + why)
     elif args.f_measured is not None:
         proj["measured_f"] = projection(args.f_measured, summary["win_rate"], summary["median_speedup_wins"])
+    labels = {"paper_f": "paper's f, w and s over all samples",
+              "measured_f": "f of %s, w and s over all samples" % os.path.basename(args.trace),
+              "kwb_project": "kwb project: f of the trace, w and s of the records its families match (%s)"
+                             % proj.get("kwb_project", {}).get("matching")}
     for key, p in proj.items():
-        if key == "kwb_project" or p.get("expected_saving") is None:
+        if p.get("expected_saving") is None:
             continue
-        print("projection (%s): f %.3f, w %.3f, s %.3f -> expected saving f*w*(1-1/s) = %.2f%%, Amdahl bound %.3fx (%.2f%%)"
-              % (key, p["f"], p["w"], p["s"], 100 * p["expected_saving"], p["amdahl_speedup"], 100 * p["amdahl_saving"]))
+        print("projection, %s: f %.3f, w %.3f, s %.3f -> f*w*(1-1/s) = %.2f%%, Amdahl bound %.3fx (%.2f%%)"
+              % (labels[key], p["f"], p["w"], p["s"], 100 * p["expected_saving"], p["amdahl_speedup"],
+                 100 * p["amdahl_saving"]))
     if "measured_f" not in proj:
         print("measured f: run  kwb project --trace %s --records %s" % (os.path.relpath(args.trace, REPO), args.out))
     with open(os.path.splitext(args.out)[0] + ".summary.json", "w") as f:

@@ -1,11 +1,14 @@
 """DLRM-Bench: the problem/sample set, the device code of every sample, records, summary and projection."""
 import ast
+import json
 import os
 import subprocess
+import sys
 import tempfile
+import textwrap
 import unittest
 
-from paper_test_support import NVCC, REPO, load_script
+from paper_test_support import HAVE_TORCH, NO_TORCH, NVCC, REPO, SCRIPTS, load_script
 import sample_sources
 
 ev = load_script("evaluate_dlrm_bench")
@@ -97,6 +100,67 @@ class RecordsAndProjection(unittest.TestCase):
         self.assertAlmostEqual(s["win_rate"], 0.5)
         self.assertAlmostEqual(s["median_speedup_wins"], 2.5)
         self.assertAlmostEqual(s["median_speedup_correct"], 2.0)
+
+
+PROBLEM = """
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(n))
+    def forward(self, x):
+        return x * self.w
+
+def get_inputs():
+    return [torch.rand(8, 16)]
+
+def get_init_inputs():
+    return [16]
+"""
+
+SAMPLE = """
+import os
+import torch
+import torch.nn as nn
+
+class ModelNew(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(n))
+    def forward(self, x):
+        {body}
+"""
+
+
+@unittest.skipUnless(HAVE_TORCH, NO_TORCH)
+class WorkerOnCpu(unittest.TestCase):
+    def test_correct_wrong_crashing_and_unbuildable_samples(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "problems"))
+            os.makedirs(os.path.join(tmp, "samples"))
+            with open(os.path.join(tmp, "problems", "1_Scale.py"), "w") as f:
+                f.write(PROBLEM)
+            bodies = {"1_Scale": "return x * self.w", "1_Scale__wrong": "return x * self.w + 1e-3",
+                      "1_Scale__crash": "os._exit(3)", "1_Scale__syntax": "return (x"}
+            for stem, body in bodies.items():
+                with open(os.path.join(tmp, "samples", stem + ".py"), "w") as f:
+                    f.write(textwrap.dedent(SAMPLE).replace("{body}", body))
+            out = os.path.join(tmp, "records.jsonl")
+            p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "evaluate_dlrm_bench.py"), "--bench", tmp,
+                                "--device", "cpu", "--no-build", "--out", out, "--kwb", "/nonexistent", "--timeout", "60"],
+                               capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            with open(out) as f:
+                recs = {r["id"].split("/")[-1]: r for r in map(json.loads, f)}
+            self.assertEqual(recs["sample0"]["status"]["outcome"], "correct")
+            # 1e-3 is out of the 1e-4 tolerance but inside 1e-2.
+            self.assertEqual(recs["wrong"]["status"]["outcome"], "incorrect")
+            self.assertTrue(recs["wrong"]["verification"]["correct_at_1e-2"])
+            self.assertEqual(recs["crash"]["status"]["outcome"], "runtime_error")
+            self.assertEqual(recs["syntax"]["status"]["outcome"], "compile_error")
+            self.assertIn("measured f: run  kwb project", p.stdout)
 
 
 if __name__ == "__main__":
