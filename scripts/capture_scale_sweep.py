@@ -123,7 +123,7 @@ def llama(size, train, batch, seq, device, tiny):
         layers = 1
     cfg = make_config(transformers.LlamaConfig, hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads,
                       num_key_value_heads=kv, intermediate_size=inter, vocab_size=vocab, max_position_embeddings=4096,
-                      tie_word_embeddings=size != "3b")
+                      tie_word_embeddings=True)  # as Qwen2-0.5B and Llama-3.2-1B/3B do
     with on_device(device):
         model = transformers.LlamaForCausalLM(cfg)
     return model, vocab, "LlamaForCausalLM ~%s (%d layers, hidden %d, %d heads, %d KV, FFN %d)" % (
@@ -217,22 +217,25 @@ def vision_workload(kind, batch, dtype, device):
 # ---------------------------------------------------------------- the sweep
 
 def workloads():
-    """name -> (family, builder args, phase, batch, seq). Ordered small to large within a family."""
-    w = {}
-    for s in GPT2_SIZES:
-        w["gpt2_%s_infer" % s] = ("gpt2", s, "infer", 8, 1024)
-        w["gpt2_%s_train" % s] = ("gpt2", s, "train", 8, 1024)
-    for s in BERT_SIZES:
-        w["bert_%s_infer" % s] = ("bert", s, "infer", 32, 512)
-        w["bert_%s_train" % s] = ("bert", s, "train", 32, 512)
-    for s in LLAMA_SIZES:
-        w["llama_%s_infer" % s] = ("llama", s, "infer", 8, 2048)
-        # Training batches shrink with size so weights, AdamW state, activations and logits fit 141 GB.
-        w["llama_%s_train" % s] = ("llama", s, "train", {"0.5b": 8, "1b": 4, "3b": 2}[s], 2048)
-    w["dlrm_infer"] = ("dlrm", None, "infer", 16384, None)
-    w["dlrm_train"] = ("dlrm", None, "train", 16384, None)
-    w["resnet50_infer"] = ("resnet50", None, "infer", 32, None)
-    w["vit_b16_infer"] = ("vit_b_16", None, "infer", 32, None)
+    """name -> (family, size, phase, batch, seq), in capture order: the cheap non-transformer
+    workloads first, then the transformer families by size, smallest first, so a run cut short by
+    --budget loses the largest models only."""
+    w = {"dlrm_infer": ("dlrm", None, "infer", 16384, None), "dlrm_train": ("dlrm", None, "train", 16384, None),
+         "resnet50_infer": ("resnet50", None, "infer", 32, None), "vit_b16_infer": ("vit_b_16", None, "infer", 32, None)}
+    # Training batches of the Llama family shrink with size so weights, AdamW state, activations
+    # and logits fit 141 GB.
+    llama_train_batch = {"0.5b": 8, "1b": 4, "3b": 2}
+    tiers = [("gpt2", "124m"), ("bert", "base"), ("llama", "0.5b"), ("gpt2", "355m"), ("bert", "large"),
+             ("llama", "1b"), ("gpt2", "774m"), ("llama", "3b"), ("gpt2", "1.5b")]
+    for family, size in tiers:
+        for phase in ("infer", "train"):
+            if family == "gpt2":
+                spec = (family, size, phase, 8, 1024)
+            elif family == "bert":
+                spec = (family, size, phase, 32, 512)
+            else:
+                spec = (family, size, phase, llama_train_batch[size] if phase == "train" else 8, 2048)
+            w["%s_%s_%s" % (family, size, phase)] = spec
     return w
 
 

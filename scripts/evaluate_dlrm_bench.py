@@ -9,7 +9,9 @@
    is imported in its own process, all at once (one per CPU core), so every
    load_inline extension is compiled into the shared cache (--cache, the
    TORCH_EXTENSIONS_DIR) before any GPU work; a build failure is that sample's
-   compile_error and nothing else.
+   compile_error and nothing else. The outcome of each build is kept in the cache
+   (dlrm_bench_builds.json), so a later --no-build run does not retry failed
+   builds inside its time budget.
 2. Evaluate, per problem, in a worker process that is replaced after a crash or a
    timeout: Model and ModelNew are built as KernelBench does (manual_seed(seed)
    before each, get_init_inputs() as arguments); --trials-correct sets of fresh
@@ -41,6 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, ".."))
 DEFAULT_BENCH = os.path.join(REPO, "datasets", "kernelbench_dlrm")
 PAPER_F = 0.582
+BUILD_STATUS = "dlrm_bench_builds.json"  # in the cache: what the last --build run built, for --no-build
 
 
 # ---------------------------------------------------------------- discovery and pure helpers
@@ -424,11 +427,20 @@ def main():
         if cap:
             os.environ["TORCH_CUDA_ARCH_LIST"] = cap
     builds = {}
+    status_path = os.path.join(args.cache, BUILD_STATUS)
     if not args.no_build:
         t0 = time.time()
         builds = build_all(samples, args.cache, args.build_procs, args.build_timeout)
         print("built %d of %d samples in %.0f s" % (sum(1 for b in builds.values() if b[1]), len(samples), time.time() - t0),
               flush=True)
+        with open(status_path, "w") as f:
+            json.dump({os.path.abspath(k): list(v) for k, v in builds.items()}, f, indent=1)
+    elif os.path.exists(status_path):
+        # A sample whose build already failed is not rebuilt inside the timed evaluation.
+        with open(status_path) as f:
+            recorded = json.load(f)
+        builds = {s: tuple(recorded[os.path.abspath(s)]) for s in samples
+                  if os.path.abspath(s) in recorded and not recorded[os.path.abspath(s)][1]}
     if args.build_only:
         return 0 if all(b[1] for b in builds.values()) else 1
 
