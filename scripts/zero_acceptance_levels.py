@@ -326,11 +326,38 @@ def summarize(rows):
     return [groups[k] for k in sorted(groups, key=lambda k: (k[1], k[0]))]
 
 
+def suite_comparison(rows, suite_rows):
+    """Our problem suite's zero-acceptance rows (datasets/evaluations/zero_acceptance_h200.csv:
+    problem kb1_NN_name, zeros_pass_kernelbench_0.01, max_abs_ref) beside the level-1 problem NN
+    of each version. Returns [(suite problem, suite max, suite pass, {version: row or None})]."""
+    by_number = {}
+    for r in rows:
+        if r["level"] == 1:
+            by_number.setdefault(problem_number(r["problem"]), {})[r["version"]] = r
+    out = []
+    for s in suite_rows:
+        name = s.get("problem", "")
+        parts = name.split("_")
+        if len(parts) < 2 or not parts[0] == "kb1" or not parts[1].isdigit() or "(" in name:
+            continue
+        out.append((name, float(s["max_abs_ref"]), s["zeros_pass_kernelbench_0.01"] == "True",
+                    by_number.get(int(parts[1]), {})))
+    return out
+
+
+def read_suite_csv(path):
+    import csv
+    if not path or not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def fmt(x):
     return "%.3g" % x if isinstance(x, (int, float)) else ""
 
 
-def render_markdown(rows, meta):
+def render_markdown(rows, meta, suite_rows=()):
     yes = lambda v: "n/a" if v is None else ("**yes**" if v else "no")
     lines = ["# Zero acceptance over KernelBench levels", "",
              "Would a trivial output pass KernelBench's `torch.allclose(reference, output, atol=tol, rtol=tol)`? "
@@ -349,6 +376,26 @@ def render_markdown(rows, meta):
         lines.append("- %s level %d: %d of %d accept zeros at 1e-2 (%d at 1e-4); %d accept the mean at 1e-2."
                      % (g["version"], g["level"], g.get("zeros_pass_0.01", 0), g["ran"], g.get("zeros_pass_0.0001", 0),
                         g.get("mean_pass_0.01", 0)))
+    comparison = suite_comparison(rows, suite_rows)
+    if comparison:
+        versions = sorted({r["version"] for r in rows}, key=lambda v: (v != "v0", v))
+        lines += ["", "## Against the workbench's problem suite",
+                  "", "The suite's spec problems (`datasets/evaluations/zero_acceptance_h200.csv`, all inputs "
+                  "`torch.rand`) beside the level-1 file of the same number: max abs of the output, and whether zeros "
+                  "pass at 1e-2.", "",
+                  "| suite problem | suite | " + " | ".join("%s file" % v for v in versions) + " |",
+                  "|---|---|" + "---|" * len(versions)]
+        for name, smax, spass, per in comparison:
+            cells = []
+            for v in versions:
+                r = per.get(v)
+                if r is None:
+                    cells.append("")
+                elif r.get("status") != "ok":
+                    cells.append("%s: %s" % (r["problem"], r.get("status")))
+                else:
+                    cells.append("%s: %s, %s" % (r["problem"], fmt(r["max_abs"]), yes(r["zeros_pass_0.01"])))
+            lines.append("| %s | %s, %s | %s |" % (name, fmt(smax), yes(spass), " | ".join(cells)))
     for version, level in [(g["version"], g["level"]) for g in summarize(rows)]:
         lines += ["", "## %s level %d" % (version, level), "",
                   "| problem | shape | max abs | RMS | zeros 1e-2 | zeros 1e-4 | mean 1e-2 | mean 1e-4 | forward ms | note |",
@@ -382,6 +429,8 @@ def main():
     ap.add_argument("--budget", type=float, default=0, help="total seconds; later problems are skipped (0: none)")
     ap.add_argument("--start-timeout", type=float, default=120.0)
     ap.add_argument("--fresh", action="store_true", help="ignore rows already in the JSONL")
+    ap.add_argument("--suite-csv", default=os.path.join(HERE, "..", "datasets", "evaluations", "zero_acceptance_h200.csv"),
+                    help="the problem suite's table, compared in the Markdown (default: %(default)s)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -457,7 +506,7 @@ def main():
             json.dump(meta, f, indent=1)
             f.write("\n")
     with open(os.path.join(args.out, MD_NAME), "w") as f:
-        f.write(render_markdown(ordered, meta))
+        f.write(render_markdown(ordered, meta, read_suite_csv(args.suite_csv)))
     print("\nsummary (%s, %.0f s):" % (meta.get("device"), time.monotonic() - start))
     for g in summarize(ordered):
         print("  %-7s level %d: %3d of %3d accept zeros at 1e-2, %3d at 1e-4; mean accepted at 1e-2: %3d; skipped %d"

@@ -53,6 +53,21 @@ class Summary(unittest.TestCase):
         self.assertIn("| 3_C | | | | | | | | | timeout:", md)
 
 
+class SuiteComparison(unittest.TestCase):
+    def test_suite_rows_meet_the_level_one_file_of_their_number(self):
+        rows = [row("v0", 1, "23_Softmax", True, True, True), row("current", 1, "23_Softmax", False, False, False),
+                row("v0", 2, "23_Other", False, False, False)]
+        suite = [{"problem": "kb1_23_softmax", "max_abs_ref": "4e-06", "zeros_pass_kernelbench_0.01": "True"},
+                 {"problem": "kb1_94_mse_loss (Pareto inputs, as KernelBench)", "max_abs_ref": "0.1",
+                  "zeros_pass_kernelbench_0.01": "False"},
+                 {"problem": "dlrm_dot_interaction", "max_abs_ref": "45", "zeros_pass_kernelbench_0.01": "False"}]
+        (name, smax, spass, per), = za.suite_comparison(rows, suite)
+        self.assertEqual((name, spass), ("kb1_23_softmax", True))
+        self.assertEqual(sorted(per), ["current", "v0"])
+        md = za.render_markdown(rows, {}, suite)
+        self.assertIn("| kb1_23_softmax | 4e-06, **yes** | 23_Softmax: 1, **yes** | 23_Softmax: 1, no |", md)
+
+
 @unittest.skipUnless(HAVE_TORCH, NO_TORCH)
 class TrivialAnswers(unittest.TestCase):
     def test_small_output_accepts_zeros_only_at_the_loose_tolerance(self):
