@@ -73,6 +73,11 @@ def sample_variant(sample_path):
     return base.split("__", 1)[1] if "__" in base else "sample0"
 
 
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
 def load_module(path, name):
     import types
     with open(path) as f:
@@ -116,7 +121,9 @@ def make_record(problem_path, sample_path, run, result, tol):
     rec = {"schema": "kwb.record/1", "id": "dlrm_bench/%s/%s" % (stem, variant),
            "problem": {"suite": "DLRM-Bench", "level": 1, "id": n, "name": stem},
            "model": "dlrm-bench/%s" % variant, "run": run, "sample": 0,
-           "source": {"path": os.path.relpath(sample_path, REPO), "language": "python"},
+           # Inline code and problem_file make the record a KernelBench sample that `kwb rerun --record`
+           # and `kwb verify` re-run through the bridge (problem_file is relative to the repository root).
+           "source": {"path": os.path.relpath(sample_path, REPO), "language": "python", "code": read_text(sample_path)},
            "problem_file": os.path.relpath(problem_path, REPO)}
     outcome = result.get("outcome", "unknown")
     status = {"outcome": outcome, "compiled": outcome not in ("compile_error",), "correct": outcome == "correct"}

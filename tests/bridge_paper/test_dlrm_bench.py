@@ -81,6 +81,8 @@ class RecordsAndProjection(unittest.TestCase):
         self.assertEqual(rec["schema"], "kwb.record/1")
         self.assertEqual(rec["problem"], {"suite": "DLRM-Bench", "level": 1, "id": 1, "name": "1_EmbeddingBagSum"})
         self.assertEqual(rec["baselines"][0]["name"], "torch_eager")
+        self.assertIn("class ModelNew", rec["source"]["code"])  # a KernelBench sample kwb rerun accepts
+        self.assertTrue(os.path.exists(os.path.join(REPO, rec["problem_file"])))
         self.assertAlmostEqual(rec["speedup"], 2.0)
         self.assertEqual(rec["candidate"]["provenance"]["tolerance"], {"atol": 1e-4, "rtol": 1e-4})
         bad = ev.make_record(problem, samples[0], "run", result(2.0, 1.0, "incorrect"), (1e-4, 1e-4))
