@@ -246,11 +246,18 @@ def worker_main(device, seed):
 # ---------------------------------------------------------------- parent
 
 class Worker:
-    def __init__(self, args):
+    """The child that runs problems. Its stdout carries one JSON line per result (other lines,
+    e.g. a problem's prints, are skipped); its stderr goes to a log file, not a pipe, so
+    warnings can never fill a pipe and stall it."""
+
+    def __init__(self, args, stderr_path):
         cmd = [sys.executable, "-u", os.path.abspath(__file__), "--worker", "--device", args.device,
                "--seed", str(args.seed)]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, bufsize=1)
+        self.stderr_path = stderr_path
+        self.err = open(stderr_path, "ab")
+        self.err_start = self.err.tell()
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err)
+        self.buf = b""
         self.hello = self.read_line(args.start_timeout)
         if self.hello is None or "ready" not in self.hello:
             reason = (self.hello or {}).get("fatal") or "worker did not start: " + self.stderr_tail()
@@ -258,32 +265,44 @@ class Worker:
             raise RuntimeError(reason)
 
     def read_line(self, timeout):
+        """The next JSON object from the child, {"eof": True} when it exited, None on timeout."""
         deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
         while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                line = line.strip()
+                if line.startswith(b"{"):
+                    try:
+                        return json.loads(line)
+                    except ValueError:
+                        continue
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            ready, _, _ = select.select([fd], [], [], left)
             if not ready:
                 return None
-            line = self.proc.stdout.readline()
-            if not line:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
                 return {"eof": True}
-            line = line.strip()
-            if line.startswith("{"):
-                return json.loads(line)
+            self.buf += chunk
 
     def stderr_tail(self):
         try:
             self.proc.kill()
-            err = self.proc.stderr.read() or ""
+            self.proc.wait(10)
+            self.err.flush()
+            with open(self.stderr_path, "rb") as f:
+                f.seek(self.err_start)
+                err = f.read().decode("utf-8", "replace")
         except Exception:  # noqa: BLE001
             err = ""
         lines = [l for l in err.strip().splitlines() if l.strip()]
         return " | ".join(lines[-3:])[:400] or "no message"
 
     def run(self, job, timeout):
-        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.proc.stdin.write((json.dumps(job) + "\n").encode())
         self.proc.stdin.flush()
         return self.read_line(timeout)
 
@@ -291,6 +310,7 @@ class Worker:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+        self.err.close()
 
 
 def load_done(path):
@@ -464,7 +484,7 @@ def main():
                 continue
             if worker is None:
                 try:
-                    worker = Worker(args)
+                    worker = Worker(args, os.path.join(args.out, "worker.stderr.log"))
                     meta.update({k: worker.hello.get(k) for k in ("torch", "cuda", "device")})
                 except RuntimeError as e:
                     print("zero_acceptance_levels.py: %s" % e, file=sys.stderr)
@@ -494,7 +514,11 @@ def main():
             print("[%3d/%d] %-7s L%d %-48s %s (%.1f s)" % (i + 1, len(jobs), job["version"], job["level"],
                                                            job["problem"][:48], mark[:110], row["wall_s"]), flush=True)
     if worker is not None:
-        worker.proc.stdin.close()
+        worker.proc.stdin.close()  # the worker ends at EOF on stdin
+        try:
+            worker.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
         worker.kill()
     ordered = [rows[job_key(j)] for j in jobs if job_key(j) in rows]
     meta_path = os.path.join(args.out, "zero_acceptance_levels.meta.json")

@@ -129,7 +129,10 @@ class WorkerRecovery(unittest.TestCase):
             d = os.path.join(tmp, "v0", "KernelBench", "level1")
             os.makedirs(d)
             files = {"1_Tiny.py": ("return x * self.scale", "1e-3"), "2_Hang.py": ("time.sleep(60); return x", "1"),
-                     "3_Raise.py": ("raise ValueError('broken problem')", "1"), "4_Big.py": ("return x * self.scale", "10")}
+                     "3_Raise.py": ("raise ValueError('broken problem')", "1"), "4_Big.py": ("return x * self.scale", "10"),
+                     # Chatter on both streams: a JSON-looking print and more stderr than a pipe holds.
+                     "5_Noisy.py": ("import sys; sys.stderr.write('w' * 300000); print('{not json'); "
+                                    "return x * self.scale", "1e-4")}
             for fn, (body, scale) in files.items():
                 with open(os.path.join(d, fn), "w") as f:
                     f.write(textwrap.dedent(PROBLEM).replace("{body}", body).replace("{scale}", scale))
@@ -146,12 +149,13 @@ class WorkerRecovery(unittest.TestCase):
             self.assertIn("broken problem", rows["3_Raise"]["reason"])
             self.assertEqual(rows["4_Big"]["status"], "ok")  # a fresh worker after the timeout
             self.assertFalse(rows["4_Big"]["zeros_pass_0.01"])
+            self.assertTrue(rows["5_Noisy"]["zeros_pass_0.0001"])
             with open(os.path.join(out, za.MD_NAME)) as f:
-                self.assertIn("v0 level 1: 1 of 2 accept zeros at 1e-2", f.read())
+                self.assertIn("v0 level 1: 2 of 3 accept zeros at 1e-2", f.read())
             # A second run resumes: nothing is recomputed.
             p2 = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
             self.assertEqual(p2.returncode, 0, p2.stderr)
-            self.assertNotIn("[  1/4]", p2.stdout)
+            self.assertNotIn("[  1/5]", p2.stdout)
 
 
 if __name__ == "__main__":
