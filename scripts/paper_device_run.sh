@@ -3,8 +3,8 @@
 # repository root:
 #   scripts/paper_device_run.sh [OUT_DIR]        (default: out/paper)
 # 1. starts building the DLRM-Bench samples in the background (CPU cores), while
-# 2. zero acceptance runs over KernelBench levels 1-3 of v0 and current (GPU, <= ZEROS_BUDGET s),
-# 3. the scale sweep is captured (GPU, <= SWEEP_BUDGET s),
+# 2. zero acceptance runs over KernelBench levels 1-3 of v0 and current (GPU, ZEROS_BUDGET s, 190),
+# 3. the scale sweep is captured (GPU, SWEEP_BUDGET s, 140),
 # 4. DLRM-Bench is evaluated (the builds are waited for first),
 # 5. the substitution is measured with the winning samples.
 # Every step writes its own log and outputs under OUT_DIR; a failing step does not
@@ -25,10 +25,10 @@ $py scripts/evaluate_dlrm_bench.py --build-only --cache "$TORCH_EXTENSIONS_DIR" 
     > "$out/dlrm_build.log" 2>&1 &
 build_pid=$!
 
-$py scripts/zero_acceptance_levels.py --out "$out/zeros" --budget "${ZEROS_BUDGET:-210}" > "$out/zeros.log" 2>&1
+$py scripts/zero_acceptance_levels.py --out "$out/zeros" --budget "${ZEROS_BUDGET:-190}" > "$out/zeros.log" 2>&1
 echo "zeros: rc $? at $(( $(date +%s) - t0 )) s"; tail -8 "$out/zeros.log"
 
-$py scripts/capture_scale_sweep.py --out "$out/scale_sweep" --budget "${SWEEP_BUDGET:-150}" > "$out/sweep.log" 2>&1
+$py scripts/capture_scale_sweep.py --out "$out/scale_sweep" --budget "${SWEEP_BUDGET:-140}" > "$out/sweep.log" 2>&1
 echo "sweep: rc $? at $(( $(date +%s) - t0 )) s"; grep -E "params|FAILED|skipped|workloads in" "$out/sweep.log" | tail -30
 
 wait "$build_pid"
