@@ -266,10 +266,10 @@ def evaluate_problem(job):
         torch.manual_seed(seed)
         init = to_device(list(prob.get_init_inputs()), device)
         torch.manual_seed(seed)
-        model = prob.Model(*init).to(device).eval()
+        model = prob.Model(*init).to(device)  # training mode, as KernelBench leaves it
         torch.manual_seed(seed)
         try:
-            new = sample.ModelNew(*init).to(device).eval()
+            new = sample.ModelNew(*init).to(device)
         except Exception as e:  # noqa: BLE001
             res.update(outcome="runtime_error", error="ModelNew(): %s: %s" % (type(e).__name__, e))
             return res

@@ -179,7 +179,8 @@ def run_problem(job, device, seed):
         torch.manual_seed(seed)
         init = to_device(list(mod.get_init_inputs()), device)
         torch.manual_seed(seed)
-        model = mod.Model(*init).to(device).eval()
+        # No .eval(): KernelBench runs the reference in training mode (BatchNorm on batch statistics).
+        model = mod.Model(*init).to(device)
         torch.manual_seed(seed)
         inputs = to_device(list(mod.get_inputs()), device)
         if device.startswith("cuda"):
