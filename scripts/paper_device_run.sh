@@ -2,6 +2,7 @@
 # Issue 16's GPU work in one call of about eight minutes on an H200, from the
 # repository root:
 #   scripts/paper_device_run.sh [OUT_DIR]        (default: out/paper)
+# KB_PROBLEMS: the folder holding {v0,current}/KernelBench (default: ../shared/data/kernelbench/problems).
 # 1. starts building the DLRM-Bench samples in the background (CPU cores), while
 # 2. zero acceptance runs over KernelBench levels 1-3 of v0 and current (GPU, ZEROS_BUDGET s, 190),
 # 3. the scale sweep is captured (GPU, SWEEP_BUDGET s, 140),
@@ -25,7 +26,7 @@ $py scripts/evaluate_dlrm_bench.py --build-only --cache "$TORCH_EXTENSIONS_DIR" 
     > "$out/dlrm_build.log" 2>&1 &
 build_pid=$!
 
-$py scripts/zero_acceptance_levels.py --out "$out/zeros" --budget "${ZEROS_BUDGET:-190}" > "$out/zeros.log" 2>&1
+$py scripts/zero_acceptance_levels.py ${KB_PROBLEMS:+--root "$KB_PROBLEMS"} --out "$out/zeros" --budget "${ZEROS_BUDGET:-190}" > "$out/zeros.log" 2>&1
 echo "zeros: rc $? at $(( $(date +%s) - t0 )) s"; tail -8 "$out/zeros.log"
 
 $py scripts/capture_scale_sweep.py --out "$out/scale_sweep" --budget "${SWEEP_BUDGET:-140}" > "$out/sweep.log" 2>&1
