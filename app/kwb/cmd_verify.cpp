@@ -18,6 +18,8 @@
 #include "rerun/kernelbench_sample.h"
 #include "rerun/rerun_session.h"
 #include "rerun_cli.h"
+#include "workbench/runner_pool.h"
+#include "workbench/shard.h"
 
 namespace kwb::cli {
 
@@ -134,6 +136,8 @@ int runVerify(const Args& args)
     p.positional("RECORDS...", "record files or folders (any format kwb summary reads)");
     p.option("out", "FILE", "native JSONL file to append verified records to (required)");
     p.repeatedOption("problems", "DIR", "where to look up problem ids (default: the dataset's problems/)");
+    p.option("shard", "I/N", "only the records of shard I of N (0 <= I < N; by a hash of the record id)");
+    p.option("gpus", "LIST|all", "one isolated runner per GPU: all, or indices/UUIDs such as 0,1,3 (default: one runner)");
     addRerunOptions(p);
     addKernelBenchOptions(p);
     p.epilog("Exit status: 0 when every record was handled, 1 on errors (unreadable input,\n"
@@ -152,6 +156,24 @@ int runVerify(const Args& args)
     const std::string out = *p.value("out");
     auto problemDirs = p.values("problems");
     if (problemDirs.empty()) problemDirs = defaultProblemDirs();
+    std::optional<ShardSpec> shard;
+    if (auto s = p.value("shard")) {
+        auto parsed = parseShardSpec(*s);
+        if (!parsed) {
+            std::fprintf(stderr, "kwb verify: --shard: %s\n", parsed.status().message().c_str());
+            return kExitUsage;
+        }
+        shard = *parsed;
+    }
+    std::vector<GpuPlacement> gpus;
+    if (auto g = p.value("gpus")) {
+        auto resolved = resolveGpus(*g, GpuEnvironment::fromProcess());
+        if (!resolved) {
+            std::fprintf(stderr, "kwb verify: %s\n", resolved.status().toString().c_str());
+            return kExitErrors;
+        }
+        gpus = std::move(*resolved);
+    }
 
     auto done = resumeState(out);
     if (!done) {
@@ -162,6 +184,8 @@ int runVerify(const Args& args)
     std::vector<Job> jobs;
     std::size_t skipped = 0;
     std::set<std::string> planned;
+    std::vector<std::string> order; // the shard's records in input order: how the finished file is sorted
+    std::set<std::string> ordered;
     for (const auto& file : p.positionals()) {
         const RecordSet set = loadRecordFiles({file});
         for (const auto& f : set.files) {
@@ -172,6 +196,8 @@ int runVerify(const Args& args)
             for (const auto& issue : f.issues) std::fprintf(stderr, "kwb verify: warning: %s\n", issue.toString().c_str());
         }
         for (const auto& r : set.records) {
+            if (shard && !inShard(r.id, *shard)) continue;
+            if (ordered.insert(r.id).second) order.push_back(r.id);
             if (done->count(r.id) || planned.count(r.id)) {
                 ++skipped;
                 continue;
@@ -192,21 +218,29 @@ int runVerify(const Args& args)
         jobs.size(), runnable, samples, skipped, out.c_str());
 
     int exitCode = kExitOk;
-    std::optional<ProcessClient> client;
-    Capabilities caps;
+    RunnerPoolOptions poolOptions;
+    poolOptions.gpus = gpus;
+    poolOptions.thresholds = thresholds;
     if (runnable > 0) {
         auto runnerOpts = runnerOptions(p, "verify", exitCode);
         if (!runnerOpts) return exitCode;
-        client.emplace(*runnerOpts);
-        if (!checkDevice(*client, "verify", exitCode, caps)) return exitCode;
+        poolOptions.runner = std::move(*runnerOpts);
     }
-    std::optional<ProcessClient> bridge;
     if (samples > 0) {
         auto bridgeOpts = bridgeOptions(p, "verify", exitCode);
         if (!bridgeOpts) return exitCode;
-        bridge.emplace(*bridgeOpts);
-        Capabilities bridgeCaps;
-        if (!checkDevice(*bridge, "verify", exitCode, bridgeCaps)) return exitCode;
+        poolOptions.bridge = std::move(*bridgeOpts);
+    }
+    RunnerPool pool(std::move(poolOptions));
+    if (runnable > 0 || samples > 0) {
+        if (Status s = pool.start(runnable > 0, samples > 0); !s) {
+            std::fprintf(stderr, "kwb verify: %s\n", s.toString().c_str());
+            return kExitErrors;
+        }
+        if (!gpus.empty())
+            for (std::size_t g = 0; g < pool.size(); ++g)
+                std::fprintf(stderr, "kwb verify: GPU %zu: CUDA_VISIBLE_DEVICES=%s %s\n", g,
+                    pool.placement(g).visibleDevices.c_str(), pool.placement(g).name.c_str());
     }
 
     std::FILE* sink = std::fopen(out.c_str(), "ab");
@@ -215,64 +249,103 @@ int runVerify(const Args& args)
         return kExitErrors;
     }
     const CancelFlag* interrupted = installInterruptFlag();
-    StderrProgress progress("verify", !p.isSet("quiet"));
     std::map<std::string, int> flagCounts;
     std::size_t written = 0;
     bool cancelled = false;
-    for (std::size_t i = 0; i < jobs.size() && !cancelled; ++i) {
+    bool writeFailed = false;
+    const auto writeRecord = [&](const EvalRecord& record) {
+        const std::string line = recordToJsonLine(record);
+        if (std::fwrite(line.data(), 1, line.size(), sink) != line.size() || std::fflush(sink) != 0) {
+            std::fprintf(stderr, "kwb verify: cannot write to '%s'\n", out.c_str());
+            writeFailed = true;
+            return false;
+        }
+        ++written;
+        return true;
+    };
+    // Requests first (on this thread), then the pool runs them on every GPU at once.
+    std::vector<RerunRequest> requests;
+    std::vector<std::size_t> jobOf; // pool job -> jobs[]
+    requests.reserve(jobs.size());
+    for (std::size_t i = 0; i < jobs.size() && !writeFailed; ++i) {
         Job& job = jobs[i];
-        EvalRecord record = std::move(job.record);
         if (!job.candidate && !job.kernelbench) {
-            record.verification.flags.push_back({std::string(flagcode::kNotRun), "not re-run: " + job.whyNot, "info"});
+            job.record.verification.flags.push_back({std::string(flagcode::kNotRun), "not re-run: " + job.whyNot, "info"});
+            writeRecord(job.record);
+            continue;
+        }
+        if (job.kernelbench) {
+            requests.push_back(std::move(*job.kernelbench));
         } else {
-            std::optional<RerunRequest> req;
-            if (job.kernelbench) {
-                req = std::move(job.kernelbench);
-            } else {
-                auto made = makeRerunRequest(*job.problem, *job.candidate, options, record.id);
-                if (!made) {
-                    std::fprintf(stderr, "kwb verify: %s: %s\n", record.id.c_str(), made.status().toString().c_str());
-                    errors = true;
-                    continue;
-                }
-                req = std::move(*made);
+            auto made = makeRerunRequest(*job.problem, *job.candidate, options, job.record.id);
+            if (!made) {
+                std::fprintf(stderr, "kwb verify: %s: %s\n", job.record.id.c_str(), made.status().toString().c_str());
+                errors = true;
+                continue;
             }
-            TaskContext ctx;
-            ctx.cancel = interrupted;
-            ctx.progress = progress.forItem(i, jobs.size(), record.id);
-            RerunOutcome o = runRerun(req->candidate.form == CandidateForm::KernelBenchSample ? *bridge : *client, *req,
-                req->candidate, thresholds, ctx);
-            if (o.error.code() == ErrorCode::Cancelled || interrupted->isCancelled()) {
+            requests.push_back(std::move(*made));
+        }
+        jobOf.push_back(i);
+    }
+    std::vector<PoolJob> poolJobs;
+    for (std::size_t k = 0; k < requests.size(); ++k)
+        poolJobs.push_back({jobs[jobOf[k]].record.id, &requests[k], &requests[k].candidate,
+            requests[k].candidate.form == CandidateForm::KernelBenchSample});
+    const bool quiet = p.isSet("quiet");
+    const auto where = [&](std::size_t slot) { return gpus.empty() ? std::string() : " (GPU " + std::to_string(slot) + ")"; };
+    const auto progressOf = [&](std::size_t k, std::size_t slot) -> ProgressFn {
+        if (quiet) return {};
+        auto last = std::make_shared<std::string>();
+        const std::string name = poolJobs[k].name + where(slot);
+        return [k, n = poolJobs.size(), name, last](const Progress& pr) {
+            if (pr.stage == *last) return;
+            *last = pr.stage;
+            std::fprintf(stderr, "kwb verify: [%zu/%zu] %s: %s\n", k + 1, n, name.c_str(), pr.stage.c_str());
+        };
+    };
+    std::size_t finished = 0;
+    if (!writeFailed)
+        pool.run(poolJobs, interrupted, progressOf, [&](PoolResult&& r) {
+            ++finished;
+            EvalRecord& record = jobs[jobOf[r.job]].record;
+            const RerunOutcome& o = r.outcome;
+            if (o.error.code() == ErrorCode::Cancelled) {
                 cancelled = true;
-                break;
+                return false;
             }
             if (!o.result) {
                 std::fprintf(stderr, "kwb verify: %s: %s\n", record.id.c_str(), o.error.toString().c_str());
                 errors = true;
-                continue;
+                return true;
             }
             applyRerunToRecord(record, *o.result);
             completeRecordFromRerun(record, *o.result, options);
-            for (const auto& f : o.result->flags) ++flagCounts[f.code];
+            if (!gpus.empty()) recordPlacement(record, pool.placement(r.slot));
             std::string codes;
-            for (const auto& f : o.result->flags) codes += (codes.empty() ? "" : ",") + f.code;
-            if (!p.isSet("quiet"))
-                std::fprintf(stderr, "kwb verify: [%zu/%zu] %s: %s%s%s\n", i + 1, jobs.size(), record.id.c_str(),
-                    rerunStatusName(o.result->status), codes.empty() ? "" : ", flags: ", codes.c_str());
-        }
-        const std::string line = recordToJsonLine(record);
-        if (std::fwrite(line.data(), 1, line.size(), sink) != line.size() || std::fflush(sink) != 0) {
-            std::fprintf(stderr, "kwb verify: cannot write to '%s'\n", out.c_str());
-            std::fclose(sink);
-            return kExitErrors;
-        }
-        ++written;
-    }
+            for (const auto& f : o.result->flags) {
+                ++flagCounts[f.code];
+                codes += (codes.empty() ? "" : ",") + f.code;
+            }
+            if (!quiet)
+                std::fprintf(stderr, "kwb verify: [%zu/%zu done] %s%s: %s%s%s\n", finished, poolJobs.size(), record.id.c_str(),
+                    where(r.slot).c_str(), rerunStatusName(o.result->status), codes.empty() ? "" : ", flags: ", codes.c_str());
+            return writeRecord(record);
+        });
     std::fclose(sink);
+    if (writeFailed) return kExitErrors;
+    if (interrupted->isCancelled()) cancelled = true;
+    if (!cancelled) {
+        // Finished: put the records in input order, so the file is the same however many GPUs or shards wrote it.
+        if (auto sorted = sortRecordFile(out, order); !sorted) {
+            std::fprintf(stderr, "kwb verify: %s\n", sorted.status().toString().c_str());
+            errors = true;
+        }
+    }
 
     std::printf("verified %zu records into %s (%zu already there)", written, out.c_str(), skipped);
-    if (client && client->restarts() > 0) std::printf("; kwb-runner restarted %d time(s)", client->restarts());
-    if (bridge && bridge->restarts() > 0) std::printf("; PyTorch bridge restarted %d time(s)", bridge->restarts());
+    if (!gpus.empty()) std::printf(" on %zu GPUs", gpus.size());
+    if (pool.runnerRestarts() > 0) std::printf("; kwb-runner restarted %d time(s)", pool.runnerRestarts());
+    if (pool.bridgeRestarts() > 0) std::printf("; PyTorch bridge restarted %d time(s)", pool.bridgeRestarts());
     std::printf("\n");
     for (const auto& [code, n] : flagCounts) std::printf("  %-22s %d\n", code.c_str(), n);
     if (cancelled) {
