@@ -105,9 +105,10 @@ std::string slurmJobScript(const SlurmJob& job)
     s += "#SBATCH --open-mode=append\n";
     s += "set -u\n";
     s += "task=${SLURM_ARRAY_TASK_ID:?kwb slurm: not an array task}\n";
-    s += "where=\"${SLURM_ARRAY_JOB_ID}_$task $(hostname)\"\n";
+    s += "node=${SLURMD_NODENAME:-$(hostname)}\n";
+    s += "where=\"${SLURM_ARRAY_JOB_ID}_$task $node\"\n";
     s += "echo \"running $where\" > " + state + ".tmp && mv " + state + ".tmp " + state + "\n";
-    s += "echo \"kwb slurm: task $task, job ${SLURM_ARRAY_JOB_ID}, on $(hostname), CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}\"\n";
+    s += "echo \"kwb slurm: task $task, job ${SLURM_ARRAY_JOB_ID}, on $node, CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}\"\n";
     s += "# NVLink multicast off, for the runner and whatever it starts.\n";
     s += "export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1\n";
     s += cmd + "\n";
