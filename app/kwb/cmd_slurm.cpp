@@ -14,6 +14,7 @@
 
 #include "arg_parser.h"
 #include "commands.h"
+#include "rerun_cli.h"
 #include "workbench/slurm_array.h"
 #include "workbench/slurm_job.h"
 
@@ -90,6 +91,9 @@ int runSubmit(const Args& args)
         std::fprintf(stderr, "kwb slurm submit: --shards: invalid value '%s'\n", p.value("shards")->c_str());
         return kExitUsage;
     }
+    // The tasks run this kwb unless told otherwise: it must be able to verify.
+    if (!p.value("kwb"))
+        if (auto code = gpuBuildCheck("slurm submit")) return *code;
     const std::string out = *p.value("out");
     const std::string dir = p.value("job-dir").value_or(defaultJobDir(out));
     std::error_code ec;

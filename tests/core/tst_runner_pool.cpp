@@ -279,7 +279,7 @@ void TestRunnerPool::hangOnOneGpuCostsOnlyItsRecord()
     std::vector<RerunRequest> requests;
     const std::vector<std::string> ids{"slow-a", "hang-b", "slow-c", "slow-d", "slow-e", "crash-f", "slow-g", "slow-h",
         "slow-i", "slow-j", "slow-k", "honest-l"};
-    for (const auto& id : ids) requests.push_back(makeRequest(id, 2.0));
+    for (const auto& id : ids) requests.push_back(makeRequest(id, 3.0));
     ProcessClientOptions runner;
     runner.runnerPath = m_wrapper.toStdString();
     runner.startupTimeoutS = 10.0;
@@ -321,7 +321,7 @@ void TestRunnerPool::hangOnOneGpuCostsOnlyItsRecord()
         for (const auto& s : single.results)
             if (s.job == r.job) QCOMPARE(rerunOutcomeJson(r.outcome).dump(), rerunOutcomeJson(s.outcome).dump());
     }
-    // While one GPU hung for its 2 s timeout, the other three served every other record.
+    // While one GPU hung for its 3 s timeout, the other three served every other record.
     QVERIFY2(beforeHang == ids.size() - 1, qPrintable(QString::number(beforeHang)));
     QCOMPARE(slotsUsed.size(), std::size_t{4});
     // Only the hang's and the crash's runners were replaced (lazily: when their GPU had more work).
