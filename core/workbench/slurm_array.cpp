@@ -199,7 +199,7 @@ ArrayProgress summarize(const std::vector<TaskStatus>& tasks)
 
 std::string progressLine(const ArrayProgress& p, std::uint32_t tasks)
 {
-    std::string s = std::to_string(tasks) + " tasks: " + std::to_string(p.done) + " done";
+    std::string s = std::to_string(tasks) + (tasks == 1 ? " task: " : " tasks: ") + std::to_string(p.done) + " done";
     if (p.running) s += ", " + std::to_string(p.running) + " running";
     if (p.pending) s += ", " + std::to_string(p.pending) + " pending";
     if (p.failed) s += ", " + std::to_string(p.failed) + " failed";

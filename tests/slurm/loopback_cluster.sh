@@ -92,6 +92,7 @@ SelectTypeParameters=CR_Core
 SchedulerType=sched/builtin
 SchedulerParameters=batch_sched_delay=0
 MinJobAge=30
+KillWait=2
 ReturnToService=2
 GresTypes=gpu
 SlurmdParameters=config_overrides

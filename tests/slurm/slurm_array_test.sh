@@ -34,7 +34,7 @@ cleanup() {
   kwb_cluster_stop
   if [ "$failed" -ne 0 ]; then
     kwb_cluster_logs
-    for f in "$T"/merged.jsonl.slurm/task-*.log; do [ -f "$f" ] && { echo "---- $f"; tail -n 8 "$f"; }; done
+    for f in "$T"/merged.jsonl.slurm/task-*.log "$T"/hang/out.jsonl.slurm/task-*.log; do [ -f "$f" ] && { echo "---- $f"; tail -n 8 "$f"; }; done
   fi
   rm -rf "$T"
 }
@@ -100,4 +100,29 @@ grep -q "8 tasks: 8 done; $records/$records records" "$T/status2.out" || fail "e
 "$kwb" slurm merge "$job" > "$T/merge.out" 2>&1 || { cat "$T/merge.out"; fail "merge failed"; }
 cat "$T/merge.out"
 cmp "$T/merged.jsonl" "$T/local.jsonl" || fail "the merged array output differs from the local run"
-echo "PASS: $records records in 8 shards on 2 nodes, task 3 failed and resubmitted, merge == local run ($(( $(date +%s) - t0 )) s)"
+# A task killed while it runs (scancel): no exit status on file, so status calls it failed.
+mkdir -p "$T/hang/problems" "$T/hang/candidates/tiny"
+cat > "$T/hang/problems/tiny.json" <<'J'
+{"schema": "kwb.problem/1", "id": "tiny", "sizes": {"N": 4096}, "inputs": [{"name": "x", "shape": ["N"]}],
+ "outputs": [{"name": "out", "shape": ["N"]}], "reference": {"builtin": "relu"}, "flops": "N", "bytes": "8 * N"}
+J
+cat > "$T/hang/candidates/tiny/hang.json" <<'J'
+{"schema": "kwb.candidate/1", "id": "tiny_hang_forever", "problem": "tiny", "form": "nvrtc",
+ "source": "extern \"C\" __global__ void k(float* o) {}",
+ "launches": [{"entry": "k", "grid": "ceil_div(N, 256)", "block": 256, "args": ["out"]}]}
+J
+echo "{\"schema\": \"kwb.record/1\", \"id\": \"hangs\", \"source\": {\"path\": \"$T/hang/candidates/tiny/hang.json\"}}" > "$T/hang/records.jsonl"
+"$kwb" slurm submit "$T/hang/records.jsonl" --out "$T/hang/out.jsonl" --shards 1 -- --timeout=60 > "$T/hang.out" 2>&1 \
+  || { cat "$T/hang.out"; fail "submitting the hanging batch failed"; }
+hang_job=$(sed -n 's/^submitted array job \([0-9]*\).*/\1/p' "$T/hang.out")
+kwb_wait_for "grep -q '^running' '$T/hang/out.jsonl.slurm/task-0.state' && grep -q 'hangs: compile' '$T/hang/out.jsonl.slurm/task-0.log'" 200 \
+  || fail "the hanging task did not start"
+"$kwb" slurm status "$T/hang/out.jsonl.slurm" | grep -q "1 task: 0 done, 1 running" || fail "status should show the task running"
+scancel "$hang_job" || fail "scancel $hang_job failed"
+"$kwb" slurm status "$T/hang/out.jsonl.slurm" --follow --interval 0.3 --timeout 30 > "$T/hang-status.out" 2>&1
+rc=$?
+cat "$T/hang-status.out"
+[ $rc -eq 1 ] || fail "status --follow should exit 1 after the task was killed (got $rc)"
+grep -q "task 0 .*failed.*log: $T/hang/out.jsonl.slurm/task-0.log" "$T/hang-status.out" || fail "status should name the killed task with its log"
+
+echo "PASS: $records records in 8 shards on 2 nodes, task 3 failed and resubmitted, merge == local run, a killed task reported ($(( $(date +%s) - t0 )) s)"
