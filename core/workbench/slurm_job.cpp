@@ -111,8 +111,14 @@ std::string slurmJobScript(const SlurmJob& job)
     s += "echo \"kwb slurm: task $task, job ${SLURM_ARRAY_JOB_ID}, on $node, CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-}\"\n";
     s += "# NVLink multicast off, for the runner and whatever it starts.\n";
     s += "export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1\n";
-    s += cmd + "\n";
+    // In the background with TERM passed on: scancel signals this shell only, and kwb
+    // verify must stop its runner (its own process group, out of Slurm's reach) itself.
+    s += cmd + " &\n";
+    s += "child=$!\n";
+    s += "trap 'kill -TERM $child 2>/dev/null' TERM INT\n";
+    s += "wait $child\n";
     s += "rc=$?\n";
+    s += "while kill -0 $child 2>/dev/null; do wait $child; rc=$?; done\n";
     s += "echo \"exit $rc $where\" > " + state + ".tmp && mv " + state + ".tmp " + state + "\n";
     s += "exit $rc\n";
     return s;

@@ -16,6 +16,11 @@ kwb_cluster_pids=()
 
 kwb_cluster_stop() {
   local pid
+  # Jobs first (their slurmstepd outlive slurmd): cancel everything in this cluster, wait for the queue to drain.
+  if [ -n "${SLURM_CONF:-}" ] && [ "${#kwb_cluster_pids[@]}" -gt 0 ]; then
+    scancel --full -u "$(id -un)" >/dev/null 2>&1 || true
+    kwb_wait_for "[ -z \"\$(squeue -h -o %i 2>/dev/null)\" ]" 100 || true
+  fi
   for pid in "${kwb_cluster_pids[@]}"; do
     kill -TERM "$pid" 2>/dev/null || true
   done
