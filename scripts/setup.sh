@@ -10,6 +10,8 @@ packages=(
   libqt6opengl6-dev
   nlohmann-json3-dev libsimdjson-dev libsqlite3-dev zlib1g-dev
   xvfb xauth fonts-dejavu-core gzip python3
+  # the Slurm CI test stands up a real cluster on loopback (tests/slurm/)
+  slurmctld slurmd slurm-client munge
 )
 
 missing=()

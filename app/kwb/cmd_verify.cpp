@@ -32,6 +32,8 @@ int runVerify(const Args& args)
     p.positional("RECORDS...", "record files or folders (any format kwb summary reads)");
     p.option("out", "FILE", "native JSONL file to append verified records to (required)");
     p.repeatedOption("problems", "DIR", "where to look up problem ids (default: the dataset's problems/)");
+    p.option("shard", "I/N", "only the records of shard I of N (0 <= I < N; by a hash of the record id)");
+    p.option("gpus", "LIST|all", "one isolated runner per GPU: all, or indices/UUIDs such as 0,1,3 (default: one runner)");
     p.repeatedOption("candidates", "DIR", "candidate specs for records that name none by path (default: the dataset's candidates/)");
     p.option("build-jobs", "N", "build KernelBench samples' extensions in N parallel processes before the GPU work "
                                 "(0: build each when it is re-run)", std::to_string(std::max(1u, std::thread::hardware_concurrency())));
@@ -56,6 +58,22 @@ int runVerify(const Args& args)
     vo.candidateDirs = p.values("candidates");
     if (vo.candidateDirs.empty()) vo.candidateDirs = {std::string(KWB_DATASET_DIR) + "/candidates"};
     vo.kernelbenchDir = p.value("kernelbench").value_or(std::string());
+    if (auto s = p.value("shard")) {
+        auto parsed = parseShardSpec(*s);
+        if (!parsed) {
+            std::fprintf(stderr, "kwb verify: --shard: %s\n", parsed.status().message().c_str());
+            return kExitUsage;
+        }
+        vo.shard = *parsed;
+    }
+    if (auto g = p.value("gpus")) {
+        auto resolved = resolveGpus(*g, GpuEnvironment::fromProcess());
+        if (!resolved) {
+            std::fprintf(stderr, "kwb verify: %s\n", resolved.status().toString().c_str());
+            return kExitErrors;
+        }
+        vo.gpus = std::move(*resolved);
+    }
     try {
         const int n = std::stoi(*p.value("build-jobs"));
         if (n < 0 || n > 4096) throw std::out_of_range("build-jobs");
@@ -93,6 +111,9 @@ int runVerify(const Args& args)
         std::fprintf(stderr, "kwb verify: [%zu/%zu] %s: %s%s%s\n", i + 1, n, item.record.id.c_str(),
             rerunStatusName(o->result->status), codes.empty() ? "" : ", flags: ", codes.c_str());
     };
+    events.onGpu = [](std::size_t g, const GpuPlacement& gpu) {
+        std::fprintf(stderr, "kwb verify: GPU %zu: CUDA_VISIBLE_DEVICES=%s %s\n", g, gpu.visibleDevices.c_str(), gpu.name.c_str());
+    };
     std::int64_t lastBuilt = -1;
     events.buildProgress = [&](const Progress& pr) {
         // A line per tenth of the samples, so a long pool shows it is alive.
@@ -114,8 +135,9 @@ int runVerify(const Args& args)
     }
     errors = errors || report->errors > 0;
     std::printf("verified %zu records into %s (%zu already there)", report->written, vo.out.c_str(), plan->alreadyDone);
-    if (int n = executors.restarts(workbench::ExecutorKind::Runner); n > 0) std::printf("; kwb-runner restarted %d time(s)", n);
-    if (int n = executors.restarts(workbench::ExecutorKind::Bridge); n > 0) std::printf("; PyTorch bridge restarted %d time(s)", n);
+    if (report->gpus > 0) std::printf(" on %zu GPUs", report->gpus);
+    if (report->runnerRestarts > 0) std::printf("; kwb-runner restarted %d time(s)", report->runnerRestarts);
+    if (report->bridgeRestarts > 0) std::printf("; PyTorch bridge restarted %d time(s)", report->bridgeRestarts);
     std::printf("\n");
     for (const auto& [code, n] : report->flagCounts) std::printf("  %-22s %d\n", code.c_str(), n);
     if (report->cancelled) {

@@ -10,6 +10,7 @@ const std::vector<Command>& commands()
         {"project", "Expected end-to-end saving on a traced workload: f*w*(1-1/s) and the Amdahl bound", runProject},
         {"rerun", "Re-run candidate kernels of a problem on the local GPU: correctness, coverage, timing, flags", runRerun},
         {"verify", "Re-run evaluation records in batch and write them with verification fields (resumable)", runVerify},
+        {"slurm", "Run a verify batch as a Slurm job array: submit, status, resubmit, merge", runSlurm},
         {"figures", "Render the standard paper figures of a project (PDF, SVG, PNG) without a display", runFigures},
     };
     return table;

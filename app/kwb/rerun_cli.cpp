@@ -176,10 +176,11 @@ std::vector<std::string> defaultCandidateDirs(const ProblemSpec& problem)
 ProgressFn StderrProgress::forItem(std::size_t index, std::size_t count, const std::string& name)
 {
     if (!m_enabled) return {};
-    m_lastStage.clear();
-    return [this, index, count, name](const Progress& p) {
-        if (p.stage == m_lastStage) return;
-        m_lastStage = p.stage;
+    // Each item keeps its own last stage: with one runner per GPU several run at once.
+    auto last = std::make_shared<std::string>();
+    return [this, index, count, name, last](const Progress& p) {
+        if (p.stage == *last) return;
+        *last = p.stage;
         std::fprintf(stderr, "kwb %s: [%zu/%zu] %s: %s\n", m_command, index + 1, count, name.c_str(), p.stage.c_str());
     };
 }

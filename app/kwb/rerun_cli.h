@@ -1,6 +1,7 @@
 #pragma once
 // Pieces `kwb rerun` and `kwb verify` share: re-run options from the command
 // line, locating specs, starting the runner, progress on stderr, Ctrl-C.
+#include <memory>
 #include <optional>
 #include <utility>
 #include <string>
@@ -49,7 +50,6 @@ public:
 private:
     const char* m_command;
     bool m_enabled;
-    std::string m_lastStage;
 };
 
 // Ctrl-C sets this flag instead of killing kwb, so the runner is stopped cleanly.

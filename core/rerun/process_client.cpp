@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 #include <thread>
 
 #include <fcntl.h>
@@ -118,8 +119,20 @@ Status ProcessClient::start()
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The child's environment: ours, with the option's entries replacing or added.
+    std::vector<std::string> envStrings;
+    for (char** e = environ; *e; ++e) {
+        const std::string_view entry(*e);
+        const auto eq = entry.find('=');
+        if (eq != std::string_view::npos && m_options.environment.count(std::string(entry.substr(0, eq)))) continue;
+        envStrings.emplace_back(entry);
+    }
+    for (const auto& [name, value] : m_options.environment) envStrings.push_back(name + "=" + value);
+    std::vector<char*> envp;
+    for (auto& e : envStrings) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_t pid = -1;
-    const int rc = ::posix_spawn(&pid, m_options.runnerPath.c_str(), &actions, &attr, argv.data(), environ);
+    const int rc = ::posix_spawn(&pid, m_options.runnerPath.c_str(), &actions, &attr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     ::close(toChild[1]);

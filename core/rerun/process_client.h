@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct ProcessClientOptions {
     double killGraceS = 2.0;            // SIGTERM .. SIGKILL on shutdown
     std::size_t stderrTailBytes = 4096;
     bool forwardStderr = false;         // also copy the child's stderr to ours
+    // Set in the child's environment on top of ours (e.g. CUDA_VISIBLE_DEVICES
+    // for a runner pinned to one GPU); an empty value is set as empty, not removed.
+    std::map<std::string, std::string> environment;
 };
 
 class ProcessClient final : public Executor {

@@ -1,6 +1,7 @@
 #include "workbench/executor_set.h"
 
 #include "rerun/kernelbench_sample.h"
+#include "workbench/runner_pool.h"
 
 namespace kwb::workbench {
 
@@ -33,38 +34,40 @@ void start(ExecutorKind kind, ProcessClientOptions options, Availability& a, std
 
 } // namespace
 
+Result<ProcessClientOptions> ExecutorSet::clientOptions(ExecutorKind kind)
+{
+    ProcessClientOptions options;
+    if (kind == ExecutorKind::Runner) {
+        if (!m_config.runnerPath.empty()) {
+            options.runnerPath = m_config.runnerPath;
+        } else {
+            KWB_ASSIGN_OR_RETURN(options.runnerPath, findRunner());
+        }
+        options.startupTimeoutS = m_config.runnerStartupTimeoutS;
+    } else {
+        KWB_ASSIGN_OR_RETURN(TorchBridgeCommand bridge, findTorchBridge(m_config.python));
+        m_bridgeCommand = bridge;
+        options = torchBridgeClientOptions(bridge);
+    }
+    options.forwardStderr = m_config.forwardStderr;
+    options.environment = runnerEnvironment(GpuPlacement{}); // NVLink multicast off, also in what it starts
+    return options;
+}
+
 const Availability& ExecutorSet::probe(ExecutorKind kind)
 {
     Slot& s = slot(kind);
     if (s.availability.probed) return s.availability;
     Availability& a = s.availability;
     a.probed = true;
-    ProcessClientOptions options;
-    if (kind == ExecutorKind::Runner) {
-        if (!m_config.runnerPath.empty()) {
-            options.runnerPath = m_config.runnerPath;
-        } else {
-            auto found = findRunner();
-            if (!found) {
-                a.reason = found.status().message();
-                return a;
-            }
-            options.runnerPath = *found;
-        }
-        options.startupTimeoutS = m_config.runnerStartupTimeoutS;
-        a.command = options.runnerPath;
-    } else {
-        auto bridge = findTorchBridge(m_config.python);
-        if (!bridge) {
-            a.reason = bridge.status().message();
-            return a;
-        }
-        m_bridgeCommand = *bridge;
-        options = torchBridgeClientOptions(*bridge);
-        a.command = bridge->python + " " + bridge->script;
+    auto options = clientOptions(kind);
+    if (!options) {
+        a.reason = options.status().message();
+        return a;
     }
-    options.forwardStderr = m_config.forwardStderr;
-    start(kind, std::move(options), a, s.client);
+    a.command = options->runnerPath;
+    for (const auto& arg : options->runnerArgs) a.command += " " + arg;
+    start(kind, std::move(*options), a, s.client);
     return a;
 }
 

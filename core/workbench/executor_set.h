@@ -40,6 +40,11 @@ public:
     ExecutorSet(const ExecutorSet&) = delete;
     ExecutorSet& operator=(const ExecutorSet&) = delete;
 
+    // How the executor of `kind` is started (found on $PATH, beside kwb, …),
+    // with NVLink multicast off in its environment; NotFound says where it
+    // looked. For callers that start their own (one runner per GPU).
+    Result<ProcessClientOptions> clientOptions(ExecutorKind kind);
+
     // Finds and starts the executor of `kind` (once) and asks for its
     // capabilities; later calls return the cached answer.
     const Availability& probe(ExecutorKind kind);

@@ -1,5 +1,6 @@
 #include "workbench/verify_batch.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -47,6 +48,7 @@ Result<VerifyPlan> planVerify(const VerifyOptions& options)
     for (const auto& d : options.problemDirs) index.addDirectory(d);
     for (const auto& d : options.candidateDirs) index.addDirectory(d);
     std::set<std::string> planned;
+    std::set<std::string> inOrder;
     for (const auto& file : options.recordFiles) {
         RecordSet set = loadRecordFiles({file});
         for (const auto& f : set.files) {
@@ -54,6 +56,8 @@ Result<VerifyPlan> planVerify(const VerifyOptions& options)
             plan.issues.insert(plan.issues.end(), f.issues.begin(), f.issues.end());
         }
         for (auto& r : set.records) {
+            if (options.shard && !inShard(r.id, *options.shard)) continue;
+            if (inOrder.insert(r.id).second) plan.order.push_back(r.id);
             if (done.count(r.id) || planned.count(r.id)) {
                 ++plan.alreadyDone;
                 continue;
@@ -129,50 +133,126 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
     if (!sink) return Status(ErrorCode::IoError, "cannot open for appending", SourcePosition{options.out});
     VerifyReport report;
     const std::size_t count = plan.items.size();
-    for (std::size_t i = 0; i < count; ++i) {
-        if (cancel && cancel->isCancelled()) {
-            report.cancelled = true;
-            break;
-        }
+    bool writeFailed = false;
+    // Writes one finished record; false when the output cannot be written.
+    const auto finish = [&](std::size_t i, const RerunOutcome* outcome, const GpuPlacement* placement) {
         VerifyItem& item = plan.items[i];
         EvalRecord record = item.record;
-        std::optional<RerunOutcome> outcome;
         if (!item.job) {
             record.verification.flags.push_back({std::string(flagcode::kNotRun), "not re-run: " + item.whyNot, "info"});
+        } else if (!outcome->result) {
+            ++report.errors;
+            report.errorDetails.push_back(Status(outcome->error.code(), record.id + ": " + outcome->error.toString()));
+            if (events.onRecord) events.onRecord(i, count, item, outcome);
+            return true;
         } else {
-            TaskContext ctx;
-            ctx.cancel = cancel;
-            if (events.progressFor) ctx.progress = events.progressFor(i, count, record.id);
-            const SampleBuild* build = nullptr;
-            if (item.job->executor == ExecutorKind::Bridge) {
-                auto b = builds.find(sampleSourceKey(item.job->request.candidate.source));
-                if (b != builds.end() && !b->second.ok) build = &b->second;
-            }
-            outcome = build ? compileErrorOutcome(*item.job, build->error, options.thresholds)
-                            : runJob(executors, *item.job, options.thresholds, ctx);
-            if (outcome->error.code() == ErrorCode::Cancelled || (cancel && cancel->isCancelled())) {
-                report.cancelled = true;
-                break;
-            }
-            if (!outcome->result) {
-                ++report.errors;
-                report.errorDetails.push_back(Status(outcome->error.code(), record.id + ": " + outcome->error.toString()));
-                if (events.onRecord) events.onRecord(i, count, item, &*outcome);
-                continue;
-            }
             applyRerunToRecord(record, *outcome->result);
             completeRecordFromRerun(record, *outcome->result, options.rerun);
+            if (placement) recordPlacement(record, *placement);
             for (const auto& f : outcome->result->flags) ++report.flagCounts[f.code];
         }
         const std::string line = recordToJsonLine(record);
         if (std::fwrite(line.data(), 1, line.size(), sink) != line.size() || std::fflush(sink) != 0) {
-            std::fclose(sink);
-            return Status(ErrorCode::IoError, "cannot write", SourcePosition{options.out});
+            writeFailed = true;
+            return false;
         }
         ++report.written;
-        if (events.onRecord) events.onRecord(i, count, item, outcome ? &*outcome : nullptr);
+        if (events.onRecord) events.onRecord(i, count, item, outcome);
+        return true;
+    };
+    // A sample the build pool could not build never reaches the GPU.
+    const auto failedBuild = [&](const RerunJob& job) -> const SampleBuild* {
+        if (job.executor != ExecutorKind::Bridge) return nullptr;
+        auto b = builds.find(sampleSourceKey(job.request.candidate.source));
+        return b != builds.end() && !b->second.ok ? &b->second : nullptr;
+    };
+
+    if (options.gpus.empty()) {
+        for (std::size_t i = 0; i < count && !writeFailed; ++i) {
+            if (cancel && cancel->isCancelled()) {
+                report.cancelled = true;
+                break;
+            }
+            VerifyItem& item = plan.items[i];
+            if (!item.job) {
+                finish(i, nullptr, nullptr);
+                continue;
+            }
+            TaskContext ctx;
+            ctx.cancel = cancel;
+            if (events.progressFor) ctx.progress = events.progressFor(i, count, item.record.id);
+            const SampleBuild* build = failedBuild(*item.job);
+            RerunOutcome outcome = build ? compileErrorOutcome(*item.job, build->error, options.thresholds)
+                                         : runJob(executors, *item.job, options.thresholds, ctx);
+            if (outcome.error.code() == ErrorCode::Cancelled || (cancel && cancel->isCancelled())) {
+                report.cancelled = true;
+                break;
+            }
+            finish(i, &outcome, nullptr);
+        }
+        report.runnerRestarts = executors.restarts(ExecutorKind::Runner);
+        report.bridgeRestarts = executors.restarts(ExecutorKind::Bridge);
+    } else {
+        // One runner (and bridge) per GPU; records go to whichever is free.
+        RunnerPoolOptions po;
+        po.gpus = options.gpus;
+        po.thresholds = options.thresholds;
+        const bool needRunner = plan.jobs(ExecutorKind::Runner) > 0;
+        const bool needBridge = plan.jobs(ExecutorKind::Bridge) > 0;
+        if (needRunner) {
+            KWB_ASSIGN_OR_RETURN(po.runner, executors.clientOptions(ExecutorKind::Runner));
+        }
+        if (needBridge) {
+            KWB_ASSIGN_OR_RETURN(po.bridge, executors.clientOptions(ExecutorKind::Bridge));
+        }
+        RunnerPool pool(std::move(po));
+        if (Status s = pool.start(needRunner, needBridge); !s) {
+            std::fclose(sink);
+            return s;
+        }
+        if (events.onGpu)
+            for (std::size_t g = 0; g < pool.size(); ++g) events.onGpu(g, pool.placement(g));
+        std::vector<PoolJob> poolJobs;
+        std::vector<std::size_t> itemOf;
+        for (std::size_t i = 0; i < count && !writeFailed; ++i) {
+            const VerifyItem& item = plan.items[i];
+            if (!item.job) {
+                finish(i, nullptr, nullptr);
+            } else if (const SampleBuild* build = failedBuild(*item.job)) {
+                const RerunOutcome o = compileErrorOutcome(*item.job, build->error, options.thresholds);
+                finish(i, &o, nullptr);
+            } else {
+                poolJobs.push_back({item.record.id, &item.job->request, &item.job->request.candidate,
+                    item.job->executor == ExecutorKind::Bridge});
+                itemOf.push_back(i);
+            }
+        }
+        if (!writeFailed)
+            pool.run(poolJobs, cancel,
+                [&](std::size_t job, std::size_t slot) {
+                    return events.progressFor ? events.progressFor(itemOf[job], count,
+                                                    poolJobs[job].name + " (GPU " + std::to_string(slot) + ")")
+                                              : ProgressFn{};
+                },
+                [&](PoolResult&& r) {
+                    if (r.outcome.error.code() == ErrorCode::Cancelled) {
+                        report.cancelled = true;
+                        return false;
+                    }
+                    return finish(itemOf[r.job], &r.outcome, &pool.placement(r.slot));
+                });
+        if (cancel && cancel->isCancelled()) report.cancelled = true;
+        report.gpus = pool.size();
+        report.runnerRestarts = pool.runnerRestarts();
+        report.bridgeRestarts = pool.bridgeRestarts();
     }
     std::fclose(sink);
+    if (writeFailed) return Status(ErrorCode::IoError, "cannot write", SourcePosition{options.out});
+    if (!report.cancelled) {
+        // Finished: input order, the same file however many GPUs or shards wrote it.
+        auto sorted = sortRecordFile(options.out, plan.order);
+        if (!sorted) return sorted.status();
+    }
     return report;
 }
 

@@ -20,6 +20,8 @@
 #include "workbench/build_pool.h"
 #include "workbench/executor_set.h"
 #include "workbench/rerun_job.h"
+#include "workbench/runner_pool.h"
+#include "workbench/shard.h"
 
 namespace kwb::workbench {
 
@@ -31,6 +33,8 @@ struct VerifyOptions {
     std::string kernelbenchDir;            // KernelBench checkout for samples' problems
     RerunOptions rerun;
     FlagThresholds thresholds;
+    std::optional<ShardSpec> shard;        // only the records of this shard (workbench/shard.h)
+    std::vector<GpuPlacement> gpus;        // one runner per GPU (empty: one runner, not pinned)
     int buildJobs = 0;                     // build pool workers for KernelBench samples (0: no pre-build)
     std::string buildScratchDir;           // where the pool writes the samples it builds (default: a temp folder)
 };
@@ -47,6 +51,7 @@ struct VerifyItem {
 struct VerifyPlan {
     std::vector<VerifyItem> items;
     std::size_t alreadyDone = 0;   // records found in the output
+    std::vector<std::string> order; // the (shard's) record ids in input order: the finished file's order
     std::vector<Status> fileErrors; // record files that failed as a whole
     std::vector<Status> issues;     // bad records the readers skipped
     std::size_t jobs(ExecutorKind kind) const;
@@ -66,12 +71,17 @@ struct VerifyEvents {
     // After each record is written: its outcome (null when it was not re-run)
     // or the executor error text.
     std::function<void(std::size_t index, std::size_t count, const VerifyItem& item, const RerunOutcome* outcome)> onRecord;
+    // With options.gpus: each GPU's placement once its runner is up.
+    std::function<void(std::size_t slot, const GpuPlacement& placement)> onGpu;
     // The build pool's progress ({"build", done, total}) and its report.
     ProgressFn buildProgress;
     std::function<void(const BuildReport& report)> onBuilt;
 };
 
 struct VerifyReport {
+    std::size_t gpus = 0;         // runners the records were spread over (0: one, not pinned)
+    std::int32_t runnerRestarts = 0;
+    std::int32_t bridgeRestarts = 0;
     std::size_t written = 0;
     std::size_t errors = 0;       // records whose re-run the executor could not serve (not written)
     std::vector<Status> errorDetails;
@@ -85,7 +95,11 @@ struct VerifyReport {
 // reason), in which case nothing is run. With options.buildJobs > 0 every
 // distinct KernelBench sample is built first, in parallel (workbench/
 // build_pool.h); a sample that fails to build is written as compile_error
-// with the compiler's first error and never reaches the GPU.
+// with the compiler's first error and never reaches the GPU. With
+// options.gpus the records are spread over one runner per GPU
+// (workbench/runner_pool.h) and each carries verification.placement. Records
+// are appended as they finish; a run that completes rewrites the file in
+// input order, so it is the same however many GPUs or shards wrote it.
 Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, ExecutorSet& executors,
     const VerifyEvents& events, const CancelFlag* cancel);
 
