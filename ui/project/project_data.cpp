@@ -31,8 +31,14 @@ std::vector<RecordRow> buildRecordRows(const RecordSet& set)
         row.level = r.problem.level.value_or(-1);
         if (auto s = effectiveSpeedup(r)) row.speedup = *s;
         if (auto c = r.candidate.centralMs()) row.candidateMs = *c;
-        if (!r.baselines.empty())
-            if (auto b = r.baselines.front().stats.centralMs()) row.baselineMs = *b;
+        // The baseline the speedup is over (leaderboard rows list torch.compile first, but
+        // their speedup is over eager): the column must divide to the speedup beside it.
+        const Baseline* base = r.speedupBaseline.empty() ? nullptr : r.findBaseline(r.speedupBaseline);
+        if (!base && !r.baselines.empty()) base = &r.baselines.front();
+        if (base) {
+            row.baselineName = QString::fromStdString(base->name);
+            if (auto b = base->stats.centralMs()) row.baselineMs = *b;
+        }
         QStringList codes;
         for (const auto& f : r.verification.flags) {
             codes << QString::fromStdString(f.code);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "project/project.h"
+#include "analysis/breakdown.h"
 #include "records/record_set.h"
 
 namespace kwb::ui {
@@ -29,7 +30,8 @@ struct RecordRow {
     qint64 level = -1;
     double speedup = kNaN; // effective speedup (stored, else baseline/candidate)
     double candidateMs = kNaN;
-    double baselineMs = kNaN;
+    double baselineMs = kNaN; // of the baseline the speedup is over (baselineName)
+    QString baselineName;
     int flagCount = 0;
     int severity = 0; // 0 none, 1 info, 2 warning, 3 error (worst flag)
     bool hasGrid = false;
@@ -112,6 +114,16 @@ struct WorkloadSummary {
     ProjectionSummary projection;
 };
 
+// A trace the loader read, kept so that a reload can reuse its breakdown.
+struct KnownTrace {
+    std::string path;
+    std::string rules; // rule table path; "" = the built-in one
+    qint64 size = -1;
+    qint64 modifiedMs = -1;
+    std::shared_ptr<const WorkloadBreakdown> breakdown;
+    QStringList messages; // what the reader skipped
+};
+
 struct ProjectData {
     Project project;
     RecordSetPtr records = std::make_shared<RecordSet>();
@@ -127,6 +139,10 @@ struct ProjectData {
     QStringList problemSpecs;   // problem spec files found in the project's problem folders
     QStringList candidateSpecs; // candidate spec files found there
     QStringList messages;       // what could not be loaded, each naming the file and the reason
+    std::vector<KnownTrace> knownTraces;       // the workloads' breakdowns, for reuse
+    std::vector<std::string> recordPaths;      // the record inputs read, and their files' size/mtime
+    std::vector<qint64> recordStamps;
+    QStringList recordMessages;                // the messages of reading them
     bool tracesSupported = false; // this build reads traces
     bool cancelled = false;
 

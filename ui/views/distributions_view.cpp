@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -70,9 +71,15 @@ DistributionsView::DistributionsView(QWidget* parent)
         DistributionKind k;
         if (distributionKindFromName(m_kindBox->currentData().toString(), &k)) setKind(k);
     });
-    connect(m_groupBox, &QComboBox::textActivated, this, [this](const QString& text) {
-        setGroupBy(text == tr("(no grouping)") ? QString() : text.trimmed());
-    });
+    auto applyGroupText = [this](const QString& text) {
+        const QString field = text == tr("(no grouping)") ? QString() : text.trimmed();
+        if (field != m_groupField) setGroupBy(field);
+    };
+    connect(m_groupBox, &QComboBox::textActivated, this, applyGroupText);
+    // A typed field name (any record field) applies on Enter or on leaving the box:
+    // with NoInsert, QComboBox itself activates only names already in its list.
+    connect(m_groupBox->lineEdit(), &QLineEdit::editingFinished, this,
+        [this, applyGroupText] { applyGroupText(m_groupBox->lineEdit()->text()); });
     rebuildChart();
 }
 
@@ -101,6 +108,7 @@ void DistributionsView::setKind(DistributionKind kind)
         m_kindBox->setCurrentIndex(i);
     }
     rebuildChart();
+    Q_EMIT settingsChanged();
 }
 
 void DistributionsView::setGroupBy(const QString& field)
@@ -108,31 +116,30 @@ void DistributionsView::setGroupBy(const QString& field)
     m_groupField = field;
     {
         QSignalBlocker block(m_groupBox);
+        QSignalBlocker blockEdit(m_groupBox->lineEdit());
         m_groupBox->setCurrentText(field.isEmpty() ? tr("(no grouping)") : field);
     }
     recompute();
+    Q_EMIT settingsChanged();
 }
 
 void DistributionsView::recompute()
 {
     // Off the GUI thread: grouping 100k records takes longer than a frame.
-    const quint64 generation = ++m_generation;
-    ++m_pending;
     auto records = m_data->records;
     const QString field = m_groupField;
-    QtConcurrent::run([records, field] {
-        lowerCurrentThreadPriority();
-        auto d = std::make_shared<std::pair<DistributionData, LogHistogram>>();
-        d->first = computeDistribution(*records, field);
-        d->second = computeLogHistogram(d->first);
-        return d;
-    }).then(this, [this, generation](std::shared_ptr<std::pair<DistributionData, LogHistogram>> d) {
-        --m_pending;
-        if (generation != m_generation) return; // a newer request is on its way
-        m_dist = std::move(d->first);
-        m_hist = std::move(d->second);
-        rebuildChart();
-    });
+    m_job.start(
+        [records, field](const TaskContext&) {
+            auto d = std::make_shared<std::pair<DistributionData, LogHistogram>>();
+            d->first = computeDistribution(*records, field);
+            d->second = computeLogHistogram(d->first);
+            return d;
+        },
+        [this](std::shared_ptr<std::pair<DistributionData, LogHistogram>> d) {
+            m_dist = std::move(d->first);
+            m_hist = std::move(d->second);
+            rebuildChart();
+        });
 }
 
 void DistributionsView::rebuildChart()

@@ -6,6 +6,7 @@
 #include <QSet>
 
 #include "charts/distribution_chart.h"
+#include "jobs/job_tracker.h"
 #include "views/figure_view.h"
 
 class QChartView;
@@ -22,7 +23,7 @@ public:
 
     QString viewName() const override { return QStringLiteral("distributions"); }
     void setProjectData(ProjectDataPtr data) override;
-    bool isBusy() const override { return m_pending > 0; }
+    bool isBusy() const override { return m_job.isRunning(); }
     void paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const override;
     QString figureTitle() const override;
 
@@ -51,8 +52,7 @@ private:
     LogHistogram m_hist;
     DistributionKind m_kind = DistributionKind::Histogram;
     QString m_groupField = QStringLiteral("model");
-    quint64 m_generation = 0;
-    int m_pending = 0;
+    JobTracker m_job;
     QComboBox* m_kindBox;
     QComboBox* m_groupBox;
     QLabel* m_summary;

@@ -22,6 +22,7 @@
 #include "models/record_table_model.h"
 #include "views/cuda_highlighter.h"
 #include "views/filtered_table.h"
+#include "views/rerun_panel.h"
 
 namespace kwb::ui {
 
@@ -194,6 +195,7 @@ RecordsView::RecordsView(QWidget* parent)
     new CudaHighlighter(m_source->document());
     m_detail->setOpenLinks(false);
     auto* detailTabs = new QTabWidget;
+    m_detailTabs = detailTabs;
     detailTabs->addTab(m_detail, tr("Details"));
     detailTabs->addTab(m_source, tr("Kernel source"));
 
@@ -220,6 +222,11 @@ RecordsView::RecordsView(QWidget* parent)
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &RecordsView::updateCount);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &RecordsView::updateCount);
     connect(m_proxy, &RecordFilterProxy::filterApplied, this, &RecordsView::updateCount);
+    // A filter that hides the shown record must not leave its details behind.
+    connect(m_proxy, &RecordFilterProxy::filterApplied, this, &RecordsView::syncDetailWithTable);
+    connect(m_proxy, &RecordFilterProxy::filterApplied, this, &FigureView::settingsChanged);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &RecordsView::syncDetailWithTable);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &RecordsView::syncDetailWithTable);
     fillCombo(m_modelBox, tr("All models"), {});
     fillCombo(m_levelBox, tr("All levels"), {});
     fillCombo(m_problemBox, tr("All problems"), {});
@@ -227,6 +234,39 @@ RecordsView::RecordsView(QWidget* parent)
     fillCombo(m_flagBox, tr("Flagged or not"), {});
     showDetail(-1);
     updateCount();
+}
+
+void RecordsView::attachRerun(RerunService* service)
+{
+    if (m_rerunPanel || !service) return;
+    m_rerunPanel = new RerunPanel(service);
+    m_rerunPanel->setProjectData(m_data);
+    m_rerunPanel->setRecord(m_shownRecord);
+    m_detailTabs->addTab(m_rerunPanel, tr("Live re-run"));
+}
+
+bool RecordsView::rerunSelected(QString* reason)
+{
+    if (!m_rerunPanel) {
+        *reason = tr("this view has no re-run panel");
+        return false;
+    }
+    if (m_shownRecord < 0) {
+        *reason = tr("no record is selected");
+        return false;
+    }
+    m_detailTabs->setCurrentWidget(m_rerunPanel);
+    m_rerunPanel->setRecord(m_shownRecord);
+    if (!m_rerunPanel->rerunEnabled()) {
+        *reason = m_rerunPanel->stateText();
+        return false;
+    }
+    m_rerunPanel->rerun();
+    if (!m_rerunPanel->isRunning()) {
+        *reason = m_rerunPanel->resultText();
+        return false;
+    }
+    return true;
 }
 
 void RecordsView::fillCombo(QComboBox* combo, const QString& anyText, const QStringList& values)
@@ -251,6 +291,11 @@ void RecordsView::setProjectData(ProjectDataPtr next)
     m_pickNote->hide();
     m_showAll->hide();
     m_model->setData(m_data);
+    if (m_rerunPanel) m_rerunPanel->setProjectData(m_data);
+    // The header keeps its sort arrow across a reload: the new rows must follow it.
+    const int sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
+    if (sortColumn >= 0 && sortColumn < m_model->columnCount())
+        m_proxy->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
     const RecordFacets& f = m_data->facets;
     fillCombo(m_modelBox, tr("All models"), f.models);
     QStringList levels;
@@ -360,8 +405,28 @@ void RecordsView::updateCount()
     m_count->setText(tr("%1 of %2 records").arg(m_proxy->rowCount()).arg(m_model->rowCount()));
 }
 
+void RecordsView::syncDetailWithTable()
+{
+    if (m_proxy->isFiltering()) return;
+    const int current = currentRecord();
+    if (current == m_shownRecord) return;
+    if (current < 0 && m_shownRecord >= 0) {
+        // Is the shown record still among the rows (the table lost only its cursor)?
+        const QModelIndex source = m_model->index(m_model->displayRow(m_shownRecord), 0);
+        if (m_proxy->mapFromSource(source).isValid()) return;
+    }
+    showDetail(current);
+}
+
+int RecordsView::shownRecord() const
+{
+    return m_shownRecord;
+}
+
 void RecordsView::showDetail(int rec)
 {
+    m_shownRecord = rec >= 0 && rec < m_model->rowCount() ? rec : -1;
+    if (m_rerunPanel) m_rerunPanel->setRecord(m_shownRecord);
     if (rec < 0 || rec >= m_model->rowCount()) {
         m_detail->setHtml(m_model->rowCount() == 0
                 ? tr("<p>No records loaded. Use <b>File → Open</b> or drop record files, traces or folders "

@@ -176,9 +176,11 @@ void RerunService::probe()
         m_reason = p.runnerReason;
         m_bridgeAvailable = p.bridge;
         m_bridgeReason = p.bridgeReason;
+        m_probed = true;
         Q_EMIT availabilityChanged(m_available, m_reason);
     });
 #else
+    m_probed = true;
     Q_EMIT availabilityChanged(false, m_reason);
 #endif
 }

@@ -106,6 +106,8 @@ QString WorkloadsView::figureTitle() const
 
 void WorkloadsView::setProjectData(ProjectDataPtr next)
 {
+    // A reload keeps the workload the user chose, when it is still there.
+    const QString chosen = currentWorkloadName();
     m_data = next ? std::move(next) : std::make_shared<ProjectData>();
     {
         QSignalBlocker block(m_workloadBox);
@@ -126,8 +128,21 @@ void WorkloadsView::setProjectData(ProjectDataPtr next)
         m_topModel->setData(m_data);
         return;
     }
-    m_workloadBox->setCurrentIndex(0);
-    showWorkload(0);
+    int index = 0;
+    for (std::size_t i = 0; i < m_data->workloads.size(); ++i)
+        if (m_data->workloads[i].name == chosen) index = static_cast<int>(i);
+    {
+        QSignalBlocker block(m_workloadBox);
+        m_workloadBox->setCurrentIndex(index);
+    }
+    showWorkload(index);
+}
+
+QString WorkloadsView::currentWorkloadName() const
+{
+    const int i = m_workloadBox->currentIndex();
+    if (i < 0 || static_cast<std::size_t>(i) >= m_data->workloads.size()) return {};
+    return m_data->workloads[static_cast<std::size_t>(i)].name;
 }
 
 void WorkloadsView::selectWorkload(int index)
