@@ -33,12 +33,7 @@ exclude=" libc6 libgcc-s1 libstdc++6 "
 
 # The objects whose shared-library needs decide the rest.
 objects=()
-for p in libqt6core6 libqt6gui6 libqt6widgets6 libqt6charts6 libqt6svg6 libqt6opengl6 libqt6openglwidgets6 \
-         libqt6concurrent6 libqt6dbus6; do
-    while IFS= read -r f; do
-        case $f in */libQt6*.so.6) [ -f "$f" ] && objects+=("$f") ;; esac
-    done < <(dpkg -L "$p")
-done
+for m in Core Gui Widgets Charts Svg OpenGL OpenGLWidgets Concurrent DBus; do objects+=("$LIBDIR/libQt6$m.so.6"); done
 # The plugins the workbench loads: the offscreen platform and SVG images and icons.
 keep_plugins="platforms/libqoffscreen.so imageformats/libqsvg.so iconengines/libqsvgicon.so"
 for k in $keep_plugins; do objects+=("$PLUGINS/$k"); done
@@ -83,9 +78,8 @@ for p in "${list[@]}"; do
 done
 # The version installed here, so the runtime is what the binary was built and tested
 # against; when the mirror no longer has it, its current one.
-(cd "$DIR/debs" && while IFS= read -r pv; do
-    apt-get download -qq "$pv" 2>/dev/null || apt-get download -qq "${pv%%=*}"
-done < "$DIR/packages.txt")
+(cd "$DIR/debs" && { apt-get download -qq $(cat "$DIR/packages.txt") 2>/dev/null ||
+    apt-get download -qq $(sed 's/=.*//' "$DIR/packages.txt"); })
 
 rm -rf "$DIR/root"
 mkdir -p "$DIR/root"

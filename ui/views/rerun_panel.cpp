@@ -52,6 +52,7 @@ RerunPanel::RerunPanel(RerunService* service, QWidget* parent)
     layout->addWidget(m_state);
     layout->addLayout(bar);
     layout->addWidget(m_result);
+    layout->addStretch(1); // the state line stays on top in a tall tab
     connect(m_run, &QPushButton::clicked, this, &RerunPanel::rerun);
     connect(m_cancel, &QPushButton::clicked, m_service, &RerunService::cancel);
     connect(m_service, &RerunService::availabilityChanged, this, &RerunPanel::updateState);
@@ -133,6 +134,8 @@ void RerunPanel::showOutcome(const RerunOutcome& o)
             QLatin1String("</p>");
     } else {
         h = QLatin1String("<p><b>") + tr("Status: %1").arg(o.status) + QLatin1String("</b>");
+        if (o.record >= 0 && static_cast<std::size_t>(o.record) < m_data->rows->size())
+            h += tr(" for %1").arg((*m_data->rows)[static_cast<std::size_t>(o.record)].id.toHtmlEscaped());
         if (!o.device.isEmpty()) h += tr(" on %1").arg(o.device.toHtmlEscaped());
         if (!std::isnan(o.speedup)) h += tr(" · speedup %1×").arg(o.speedup, 0, 'f', 3);
         if (!std::isnan(o.candidateMs)) h += tr(" · kernel %1 ms").arg(o.candidateMs, 0, 'g', 4);
