@@ -22,6 +22,8 @@
 #include "traces/rule_table.h"
 #include "analysis/projection_report.h"
 #include "ui_test_util.h"
+#include "analysis/statistics.h"
+#include "rerun/flags.h"
 #include "workbench/input_kind.h"
 
 using namespace kwb::ui;
@@ -80,6 +82,44 @@ private Q_SLOTS:
             ++checked;
         }
         QVERIFY(checked > 300);
+    }
+
+    // Issue 14: an all-NaN output's flag must not read as a small error.
+    void nanOutputFlagSaysSo()
+    {
+        kwb::RerunResult r;
+        r.status = kwb::RerunStatus::Ok;
+        kwb::OutputCheck o;
+        o.output = "y";
+        o.trials = 3;
+        o.count = 524160;
+        o.nanCount = 524160;
+        o.outOfTolerance = 524160;
+        o.outOfToleranceShare = 1.0;
+        r.outputs.push_back(o);
+        const auto flags = kwb::deriveFlags(r);
+        QVERIFY(!flags.empty());
+        const QString reason = QString::fromStdString(flags.front().reason);
+        QVERIFY2(reason.contains(QStringLiteral("every element is NaN or Inf")), qPrintable(reason));
+        QVERIFY2(!reason.contains(QStringLiteral("relative L2 error 0")), qPrintable(reason));
+    }
+
+    // Issue 14: error-flagged records (the 220x side-stream kernel) are not wins in the projection.
+    void errorFlaggedRecordsAreNotWins()
+    {
+        if (!buildHasTraces()) QSKIP("this build does not read traces");
+        Project p;
+        p.records = {QStringLiteral(KWB_SOURCE_DATASETS "/evaluations")};
+        p.traces = {QStringLiteral(KWB_SOURCE_DATASETS "/traces/bert_infer.json.gz")};
+        const ProjectDataPtr data = loadProjectData(p);
+        QCOMPARE(data->workloads.size(), std::size_t(1));
+        const ProjectionSummary& pr = data->workloads.front().projection;
+        QVERIFY(pr.errorFlagged >= 1);
+        for (const auto& r : data->records->records) {
+            if (!kwb::hasErrorFlag(r) || !r.isCorrect()) continue;
+            const auto s = kwb::effectiveSpeedup(r);
+            if (s && *s > 100) QVERIFY(pr.s < *s); // the exploit's speedup is not the median of wins
+        }
     }
 
     // Issue 11: one sniffer for every input kind.

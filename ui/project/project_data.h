@@ -88,11 +88,13 @@ struct ProjectionSummary {
     double s = 1;
     qint64 records = 0;
     qint64 correctTimed = 0;
+    qint64 errorFlagged = 0; // correct and timed but flagged with an error: not counted in w and s
     qint64 wins = 0;
     qint64 problems = 0;
     double expectedSaving = 0;
     double amdahlSaving = 0;
     double amdahlSpeedup = 1;
+    double familySavingSum = 0; // sum of the families' own f_i*w_i*(1-1/s_i)
     std::vector<FamilySaving> families;
 };
 

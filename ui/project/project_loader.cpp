@@ -145,6 +145,8 @@ ProjectionSummary toSummary(const WorkloadProjection& p)
     s.s = p.projection.medianSpeedup;
     s.records = static_cast<qint64>(p.samples.records);
     s.correctTimed = static_cast<qint64>(p.samples.correctTimed);
+    s.errorFlagged = static_cast<qint64>(p.samples.errorFlagged);
+    s.familySavingSum = p.familySavingSum;
     s.wins = static_cast<qint64>(p.samples.wins);
     s.problems = static_cast<qint64>(p.samples.problems);
     s.expectedSaving = p.projection.expectedSaving;
