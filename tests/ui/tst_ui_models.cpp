@@ -406,7 +406,28 @@ private Q_SLOTS:
         add("error-two", "error", 2, 1.0);
         auto data = makeProjectData(std::move(set));
         const std::vector<int> order = SuspiciousModel::rank(*data);
-        QCOMPARE(order, (std::vector<int>{3, 2, 0}));
+        // "none" carries no flag but claims 100x, above the 10x threshold: listed, after the flagged warning.
+        QCOMPARE(order, (std::vector<int>{3, 2, 0, 1}));
+        QVERIFY(data->suspiciousReasons.back().startsWith(QStringLiteral("unverified_claim: 100.00x")));
+    }
+
+    // Issue 14: the leaderboard's unverified claims above 10x (level 1, problem 12) are listed for review.
+    void unverifiedClaimsAreSuspicious()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        const ProjectDataPtr data = kwbuitest::loadRecords({kwbuitest::leaderboardPath()});
+        SuspiciousModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setData(data);
+        int problem12 = 0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const int rec = model.index(row, 0).data(SuspiciousModel::RecordIndexRole).toInt();
+            const kwb::EvalRecord& r = data->records->records[static_cast<std::size_t>(rec)];
+            QVERIFY((*data->rows)[static_cast<std::size_t>(rec)].speedup > 10);
+            QCOMPARE(model.index(row, SuspiciousModel::Severity).data().toString(), QStringLiteral("unverified"));
+            if (r.problem.level == 1 && r.problem.id == 12) ++problem12;
+        }
+        QCOMPARE(problem12, 4);
     }
 
     void projectRoundTrip()

@@ -6,8 +6,14 @@
 
 #include "analysis/statistics.h"
 #include "models/suspicious_model.h"
+#include "rerun/flags.h"
 
 namespace kwb::ui {
+
+double unverifiedClaimThreshold()
+{
+    return FlagThresholds{}.excessiveSpeedup;
+}
 
 int severityRank(const std::string& severity)
 {
@@ -45,6 +51,7 @@ std::vector<RecordRow> buildRecordRows(const RecordSet& set)
             row.severity = std::max(row.severity, severityRank(f.severity));
         }
         row.flagCount = static_cast<int>(r.verification.flags.size());
+        row.unverifiedClaim = row.flagCount == 0 && r.isCorrect() && row.speedup > unverifiedClaimThreshold();
         row.flags = codes.join(QLatin1String(", "));
         row.hasGrid = r.verification.coverage && r.verification.coverage->grid.rows > 0 &&
                       r.verification.coverage->grid.cols > 0;
@@ -91,6 +98,13 @@ std::size_t ProjectData::flaggedCount() const
     return n;
 }
 
+std::size_t ProjectData::unverifiedClaimCount() const
+{
+    std::size_t n = 0;
+    for (const auto& r : *rows) n += r.unverifiedClaim ? 1 : 0;
+    return n;
+}
+
 void indexRecords(ProjectData& data)
 {
     const RecordSet& set = *data.records;
@@ -102,6 +116,12 @@ void indexRecords(ProjectData& data)
     data.suspiciousReasons.reserve(data.suspicious.size());
     for (int i : data.suspicious) {
         QStringList parts;
+        const RecordRow& row = (*data.rows)[static_cast<std::size_t>(i)];
+        if (row.unverifiedClaim)
+            parts << QStringLiteral("unverified_claim: %1x claimed, above the %2x threshold, and nothing has verified "
+                                    "it (no flags, not re-run here): check that the work is really done")
+                         .arg(row.speedup, 0, 'f', 2)
+                         .arg(unverifiedClaimThreshold());
         for (const auto& f : set.records[static_cast<std::size_t>(i)].verification.flags)
             parts << QString::fromStdString(f.code) + QLatin1String(": ") + QString::fromStdString(f.reason);
         data.suspiciousReasons.push_back(parts.join(QLatin1String("; ")));

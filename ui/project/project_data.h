@@ -35,7 +35,15 @@ struct RecordRow {
     int flagCount = 0;
     int severity = 0; // 0 none, 1 info, 2 warning, 3 error (worst flag)
     bool hasGrid = false;
+    // Correct, unflagged and faster than the excessive-speedup threshold: a claim
+    // no verification has looked at (the leaderboard's, eval_results'), reviewed
+    // among the suspicious speedups.
+    bool unverifiedClaim = false;
 };
+
+// The speedup above which an unverified claim is listed for review: the re-run
+// flags' own excessive-speedup threshold (core/rerun/flags.h).
+double unverifiedClaimThreshold();
 
 std::vector<RecordRow> buildRecordRows(const RecordSet& set);
 
@@ -149,6 +157,7 @@ struct ProjectData {
     bool cancelled = false;
 
     std::size_t flaggedCount() const;
+    std::size_t unverifiedClaimCount() const;
 };
 
 using ProjectDataPtr = std::shared_ptr<const ProjectData>;

@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -12,6 +13,18 @@
 #include <utility>
 
 namespace kwb::ui {
+
+namespace {
+
+// "through /opt/kwb/bin/kwb-runner" reads "through kwb-runner": the folder says
+// nothing to the reader and would put this machine's layout into screenshots.
+QString withoutFolders(QString text)
+{
+    static const QRegularExpression path(QStringLiteral("(^|[\\s(])/(?:[^\\s/]+/)+([^\\s/]+)"));
+    return text.replace(path, QStringLiteral("\\1\\2"));
+}
+
+} // namespace
 
 QString outcomeSummary(const RerunOutcome& o, const QString& recordId)
 {
@@ -100,11 +113,11 @@ void RerunPanel::updateState()
     m_cancel->setVisible(running);
     QString reason;
     if (!m_service->canRerun(m_data.get(), m_record, &reason) && (m_record >= 0 || !m_service->isAvailable())) {
-        m_state->setText(tr("Live re-run unavailable: %1").arg(reason));
+        m_state->setText(tr("Live re-run unavailable: %1").arg(withoutFolders(reason)));
         m_run->setEnabled(false);
         return;
     }
-    m_state->setText(reason); // the "available" line names the device
+    m_state->setText(withoutFolders(reason)); // the "available" line names the device
     m_run->setEnabled(!running && m_record >= 0);
 }
 
