@@ -79,6 +79,8 @@ private Q_SLOTS:
             QVERIFY2(std::abs(r.baselineMs / r.candidateMs / r.speedup - 1) < 0.01,
                 qPrintable(QStringLiteral("%1: %2 / %3 vs %4x").arg(r.id).arg(r.baselineMs).arg(r.candidateMs).arg(r.speedup)));
             QCOMPARE(r.baselineName, QStringLiteral("torch_eager"));
+            QVERIFY(model.index(row, RecordTableModel::BaselineMs).data(Qt::ToolTipRole).toString().contains(
+                QStringLiteral("torch_eager")));
             ++checked;
         }
         QVERIFY(checked > 300);
@@ -120,6 +122,27 @@ private Q_SLOTS:
             const auto s = kwb::effectiveSpeedup(r);
             if (s && *s > 100) QVERIFY(pr.s < *s); // the exploit's speedup is not the median of wins
         }
+    }
+
+    // Issue 14: an incorrect record's speedup does not look like a valid one.
+    void incorrectSpeedupsLookDifferent()
+    {
+        kwb::RecordSet set;
+        for (auto outcome : {kwb::Outcome::Correct, kwb::Outcome::Incorrect}) {
+            kwb::EvalRecord r;
+            r.id = outcome == kwb::Outcome::Correct ? "ok" : "wrong";
+            r.outcome = outcome;
+            r.speedup = 12.5;
+            set.records.push_back(r);
+        }
+        RecordTableModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setData(makeProjectData(std::move(set)));
+        QCOMPARE(model.index(0, RecordTableModel::Speedup).data().toString(), QStringLiteral("12.500"));
+        QCOMPARE(model.index(1, RecordTableModel::Speedup).data().toString(), QStringLiteral("(12.500)"));
+        QVERIFY(model.index(1, RecordTableModel::Speedup).data(Qt::ToolTipRole).toString().contains(QStringLiteral("not correct")));
+        QVERIFY(model.index(1, RecordTableModel::Speedup).data(Qt::ForegroundRole).isValid());
+        QCOMPARE(model.index(1, RecordTableModel::Speedup).data(RecordTableModel::RawValueRole).toDouble(), 12.5);
     }
 
     // Issue 11: one sniffer for every input kind.

@@ -78,13 +78,17 @@ QString recordHtml(const EvalRecord& r, const RecordRow& rr)
     row(h, QObject::tr("Model"), rr.model.toHtmlEscaped());
     if (!r.run.empty()) row(h, QObject::tr("Run"), esc(r.run));
     if (r.sample) row(h, QObject::tr("Sample"), QString::number(*r.sample));
-    row(h, QObject::tr("Status"), rr.status + (r.compiled ? QObject::tr(", compiled") : QObject::tr(", not compiled")));
+    // Leaderboard rows are correct and event-timed only by the importer's reading of the list.
+    const bool claimed = r.run == "leaderboard" && r.verification.flags.empty() && !r.verification.coverage;
+    row(h, QObject::tr("Status"), rr.status + (r.compiled ? QObject::tr(", compiled") : QObject::tr(", not compiled")) +
+        (claimed ? QObject::tr(" — claimed by the leaderboard, not verified (re-run it to check)") : QString()));
     if (!r.error.empty()) row(h, QObject::tr("Error"), QLatin1String("<tt>") + esc(r.error) + QLatin1String("</tt>"));
     row(h, QObject::tr("Speedup"), std::isnan(rr.speedup) ? QStringLiteral("–") :
         QString::number(rr.speedup, 'f', 3) + QStringLiteral("× over ") +
         (r.speedupBaseline.empty() ? QObject::tr("baseline") : esc(r.speedupBaseline)));
     row(h, QObject::tr("Kernel"), statsLine(r.candidate));
-    row(h, QObject::tr("Provenance"), provenanceLine(r.candidate.provenance));
+    row(h, QObject::tr("Provenance"), provenanceLine(r.candidate.provenance) +
+        (claimed ? QObject::tr(" (as the leaderboard reports it)") : QString()));
     for (const auto& b : r.baselines) {
         row(h, QObject::tr("Baseline %1").arg(esc(b.name)), statsLine(b.stats));
         if (!b.stats.provenance.empty()) row(h, QString(), provenanceLine(b.stats.provenance));
