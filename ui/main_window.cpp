@@ -23,6 +23,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QThread>
@@ -122,6 +123,7 @@ MainWindow::MainWindow(QWidget* parent)
     updateStatus();
     updateTitle();
     resize(1280, 820);
+    restoreLayout();
 }
 
 MainWindow::~MainWindow()
@@ -164,10 +166,17 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    int tab = 0;
     for (FigureView* v : m_views) {
         const QString name = v->viewName();
-        view->addAction(v->windowTitle(), this, [this, name] { showView(name); });
+        // Ctrl+1 .. Ctrl+5 switch tabs.
+        view->addAction(v->windowTitle(), QKeySequence(QStringLiteral("Ctrl+%1").arg(++tab)), this,
+            [this, name] { showView(name); });
     }
+    view->addAction(tr("&Find in Records"), QKeySequence::Find, this, [this] {
+        showView(QStringLiteral("records"));
+        m_records->focusSearch();
+    });
     view->addSeparator();
     QMenu* presets = view->addMenu(tr("Figure &Preset"));
     m_presetGroup = new QActionGroup(this);
@@ -191,6 +200,38 @@ void MainWindow::buildMenus()
     connect(messages, &QAction::triggered, this, [this] {
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("messages"))) dock->show();
     });
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Kernel Workbench"), this, [this] {
+        QMessageBox::about(this, tr("About Kernel Workbench"),
+            tr("<p><b>Kernel Workbench %1</b></p><p>Is a reported speedup of an LLM-generated GPU kernel real, and how "
+               "much of a real workload can such kernels govern? Re-runs kernels in an isolated process and checks "
+               "coverage, correctness beyond allclose and timing; splits profiler traces into kernel families and "
+               "projects the end-to-end saving.</p><p>Formats, the command line (<tt>kwb</tt>) and the checks: "
+               "README.md and docs/ in the source tree.</p>")
+                .arg(QCoreApplication::applicationVersion()));
+    });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::restoreLayout()
+{
+    // Window size, docks and splitters as the user left them.
+    QSettings settings;
+    if (settings.contains(QStringLiteral("window/geometry")))
+        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    for (QSplitter* s : findChildren<QSplitter*>())
+        if (!s->objectName().isEmpty())
+            s->restoreState(settings.value(QStringLiteral("splitters/") + s->objectName()).toByteArray());
+}
+
+void MainWindow::saveLayout() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    for (QSplitter* s : findChildren<QSplitter*>())
+        if (!s->objectName().isEmpty()) settings.setValue(QStringLiteral("splitters/") + s->objectName(), s->saveState());
 }
 
 void MainWindow::rebuildRecentMenu()
@@ -676,6 +717,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         }
     }
     m_loadJob->supersede();
+    saveLayout();
     event->accept();
 }
 

@@ -116,6 +116,8 @@ protected:
 
 private:
     void buildMenus();
+    void restoreLayout();
+    void saveLayout() const;
     void rebuildRecentMenu();
     void addRecent(const QString& path);
     void showProgress(const QString& stage, qint64 done, qint64 total);

@@ -6,6 +6,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QSplitter>
 #include <QChartView>
 #include <QMimeData>
 #include <QSettings>
@@ -218,6 +219,38 @@ private Q_SLOTS:
         QVERIFY(!window.isModified());
         QVERIFY(window.close());
         QCOMPARE(asked, 1);
+    }
+
+    // Issue 14: tab shortcuts, Ctrl+F, Help/About and the window layout kept between sessions.
+    void shortcutsHelpAndSavedLayout()
+    {
+        {
+            MainWindow window;
+            window.show();
+            QAction* second = nullptr;
+            QAction* find = nullptr;
+            bool about = false;
+            for (QAction* a : window.findChildren<QAction*>()) {
+                if (a->shortcut() == QKeySequence(QStringLiteral("Ctrl+2"))) second = a;
+                if (a->shortcut() == QKeySequence(QKeySequence::Find)) find = a;
+                about = about || a->text().contains(QStringLiteral("About Kernel Workbench"));
+            }
+            QVERIFY(second && find && about);
+            second->trigger();
+            QCOMPARE(window.currentView()->viewName(), QStringLiteral("distributions"));
+            find->trigger();
+            QCOMPARE(window.currentView()->viewName(), QStringLiteral("records"));
+            window.resize(1111, 777);
+            auto* split = window.findChild<QSplitter*>(QStringLiteral("recordsSplit"));
+            QVERIFY(split);
+            split->setSizes({100, 500});
+            QVERIFY(window.close());
+        }
+        MainWindow again;
+        QCOMPARE(again.size(), QSize(1111, 777));
+        QVERIFY(!QSettings().value(QStringLiteral("splitters/recordsSplit")).toByteArray().isEmpty());
+        QSettings().remove(QStringLiteral("window"));
+        QSettings().remove(QStringLiteral("splitters"));
     }
 
     // Issue 14: a field typed into the editable "Group by" box is applied.

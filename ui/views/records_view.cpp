@@ -204,6 +204,7 @@ RecordsView::RecordsView(QWidget* parent)
     detailTabs->addTab(m_source, tr("Kernel source"));
 
     auto* split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("recordsSplit")); // saved with the window layout
     split->addWidget(m_table);
     split->addWidget(detailTabs);
     split->setStretchFactor(0, 3);
@@ -238,6 +239,12 @@ RecordsView::RecordsView(QWidget* parent)
     fillCombo(m_flagBox, tr("Flagged or not"), {});
     showDetail(-1);
     updateCount();
+}
+
+void RecordsView::focusSearch()
+{
+    m_search->setFocus(Qt::ShortcutFocusReason);
+    m_search->selectAll();
 }
 
 void RecordsView::attachRerun(RerunService* service)

@@ -36,6 +36,7 @@ public:
     void showPicked(const QSet<int>& records, const QString& description);
     void clearPicked();
     void selectRecord(int recordIndex);
+    void focusSearch(); // Ctrl+F
     // Adds the "Live re-run" tab beside the details (the window's one service).
     void attachRerun(RerunService* service);
     RerunPanel* rerunPanel() const { return m_rerunPanel; }

@@ -47,9 +47,11 @@ SuspiciousView::SuspiciousView(RerunService* service, QWidget* parent)
     auto* rb = new QVBoxLayout(rerunBox);
     rb->addWidget(m_panel);
     auto* bottom = new QSplitter;
+    bottom->setObjectName(QStringLiteral("suspiciousBottom")); // saved with the window layout
     bottom->addWidget(m_reasons);
     bottom->addWidget(rerunBox);
     auto* split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("suspiciousSplit"));
     split->addWidget(m_table);
     split->addWidget(bottom);
     split->setStretchFactor(0, 3);
