@@ -253,6 +253,29 @@ private Q_SLOTS:
         QSettings().remove(QStringLiteral("splitters"));
     }
 
+    // Issue 14: error-flagged "correct" records (the 220x side-stream kernel) are no speedups in the
+    // distributions unless asked for, and the view says the Records filters do not apply.
+    void distributionsLeaveErrorFlaggedOut()
+    {
+        DistributionsView view;
+        Project p;
+        p.records = {QStringLiteral(KWB_SOURCE_DATASETS "/evaluations")};
+        view.setProjectData(loadProjectData(p));
+        view.setGroupBy(QString());
+        QVERIFY(waitIdle(view));
+        const double maxWithout = view.distribution().maxSpeedup;
+        const std::size_t without = view.distribution().timedRecords;
+        QVERIFY(view.distribution().errorFlaggedLeftOut >= 1);
+        QVERIFY2(view.summaryText().contains(QStringLiteral("error-flagged")), qPrintable(view.summaryText()));
+        QVERIFY(view.summaryText().contains(QStringLiteral("Records filters do not apply")));
+        QVERIFY(maxWithout < 200);
+        view.setCountErrorFlagged(true);
+        QVERIFY(waitIdle(view));
+        QCOMPARE(view.distribution().errorFlaggedLeftOut, std::size_t(0));
+        QVERIFY(view.distribution().timedRecords > without);
+        QVERIFY(view.distribution().maxSpeedup > 200);
+    }
+
     // Issue 14: a field typed into the editable "Group by" box is applied.
     void groupByTakesTypedText()
     {

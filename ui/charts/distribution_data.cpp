@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <numeric>
+
+#include "analysis/projection_report.h"
 
 namespace kwb::ui {
 
@@ -30,7 +33,7 @@ std::vector<int> DistributionData::recordsFasterThan(int group, double p) const
 }
 
 DistributionData computeDistribution(const RecordSet& set, const QString& groupField, const std::vector<int>* subset,
-    int maxGroups)
+    int maxGroups, bool countErrorFlagged)
 {
     DistributionData data;
     data.groupField = groupField;
@@ -74,8 +77,17 @@ DistributionData computeDistribution(const RecordSet& set, const QString& groupF
         std::vector<std::pair<double, int>> timed;
         std::vector<const EvalRecord*> ptrs;
         ptrs.reserve(indexes.size());
+        // fast_p reads outcomes: an error-flagged "correct" record enters it as an incorrect copy.
+        std::deque<EvalRecord> demoted;
         for (int i : indexes) {
             const EvalRecord& r = set.records[static_cast<std::size_t>(i)];
+            if (!countErrorFlagged && r.isCorrect() && hasErrorFlag(r)) {
+                demoted.push_back(r);
+                demoted.back().outcome = Outcome::Incorrect;
+                ptrs.push_back(&demoted.back());
+                ++data.errorFlaggedLeftOut;
+                continue;
+            }
             ptrs.push_back(&r);
             if (!r.isCorrect()) continue;
             auto s = effectiveSpeedup(r);

@@ -26,6 +26,7 @@ struct DistributionData {
     double minSpeedup = 0; // over all groups; 0 when no speedups
     double maxSpeedup = 0;
     std::size_t timedRecords = 0;
+    std::size_t errorFlaggedLeftOut = 0; // "correct" records with an error flag, counted as not correct
 
     bool empty() const { return timedRecords == 0; }
     // Records of a group with speedup in [lo, hi).
@@ -38,10 +39,12 @@ struct DistributionData {
 // flagged, or any top-level field); an empty field puts everything in one
 // group. `subset` restricts to those record indexes (nullptr: all). Beyond
 // maxGroups groups (one colour each in the palette), the smallest are merged
-// into one "other (N groups)" group, listed last.
+// into one "other (N groups)" group, listed last. A record whose verification
+// raised an error flag (the kernel cannot have done the work) counts as not
+// correct unless countErrorFlagged: it is no speedup and no fast_p win.
 inline constexpr int kMaxDistributionGroups = 8;
 DistributionData computeDistribution(const RecordSet& set, const QString& groupField,
-    const std::vector<int>* subset = nullptr, int maxGroups = kMaxDistributionGroups);
+    const std::vector<int>* subset = nullptr, int maxGroups = kMaxDistributionGroups, bool countErrorFlagged = false);
 
 // Log-spaced histogram bins over the data's range.
 struct LogHistogram {

@@ -5,6 +5,7 @@
 #include <QBoxSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -38,7 +39,8 @@ DistributionsView::DistributionsView(QWidget* parent)
       m_groupBox(new QComboBox),
       m_summary(new QLabel),
       m_hover(new QLabel),
-      m_view(new QChartView)
+      m_view(new QChartView),
+      m_countFlagged(new QCheckBox(tr("Count error-flagged")))
 {
     setWindowTitle(tr("Speedup distributions"));
     for (auto k : {DistributionKind::Histogram, DistributionKind::Ecdf, DistributionKind::FastP, DistributionKind::Box})
@@ -60,6 +62,9 @@ DistributionsView::DistributionsView(QWidget* parent)
     bar->addWidget(m_kindBox);
     bar->addWidget(new QLabel(tr("Group by")));
     bar->addWidget(m_groupBox);
+    m_countFlagged->setToolTip(tr("Records whose verification raised an error flag (the kernel cannot have done "
+                                  "the work) count as not correct unless this is on."));
+    bar->addWidget(m_countFlagged);
     bar->addWidget(m_summary, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -67,6 +72,7 @@ DistributionsView::DistributionsView(QWidget* parent)
     layout->addWidget(m_view, 1);
     layout->addWidget(m_hover);
 
+    connect(m_countFlagged, &QCheckBox::toggled, this, [this] { recompute(); });
     connect(m_kindBox, &QComboBox::currentIndexChanged, this, [this] {
         DistributionKind k;
         if (distributionKindFromName(m_kindBox->currentData().toString(), &k)) setKind(k);
@@ -86,6 +92,16 @@ DistributionsView::DistributionsView(QWidget* parent)
 QString DistributionsView::figureTitle() const
 {
     return tr("Speedup distribution (%1)").arg(distributionKindTitle(m_kind));
+}
+
+QString DistributionsView::summaryText() const
+{
+    return m_summary->text();
+}
+
+void DistributionsView::setCountErrorFlagged(bool on)
+{
+    m_countFlagged->setChecked(on); // toggled() recomputes
 }
 
 QString DistributionsView::hoverText() const
@@ -128,10 +144,11 @@ void DistributionsView::recompute()
     // Off the GUI thread: grouping 100k records takes longer than a frame.
     auto records = m_data->records;
     const QString field = m_groupField;
+    const bool countFlagged = m_countFlagged->isChecked();
     m_job.start(
-        [records, field](const TaskContext&) {
+        [records, field, countFlagged](const TaskContext&) {
             auto d = std::make_shared<std::pair<DistributionData, LogHistogram>>();
-            d->first = computeDistribution(*records, field);
+            d->first = computeDistribution(*records, field, nullptr, kMaxDistributionGroups, countFlagged);
             d->second = computeLogHistogram(d->first);
             return d;
         },
@@ -152,10 +169,14 @@ void DistributionsView::rebuildChart()
     for (auto* s : chart->series()) connectSeries(s);
     std::size_t groups = 0;
     for (const auto& g : m_dist.groups) groups += g.speedups.empty() ? 0 : 1;
-    m_summary->setText(tr("%1 correct, timed records in %2 groups of %3 records")
-                           .arg(m_dist.timedRecords)
-                           .arg(groups)
-                           .arg(m_data->records->records.size()));
+    QString summary = tr("%1 correct, timed records in %2 groups of all %3 records (the Records filters do not "
+                         "apply here)")
+                          .arg(m_dist.timedRecords)
+                          .arg(groups)
+                          .arg(m_data->records->records.size());
+    if (m_dist.errorFlaggedLeftOut > 0)
+        summary += tr("; %1 error-flagged counted as not correct").arg(m_dist.errorFlaggedLeftOut);
+    m_summary->setText(summary);
     m_hover->setText(tr("Hover for values; click a bar, curve or box to list its records."));
 }
 

@@ -10,6 +10,7 @@
 #include "views/figure_view.h"
 
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QAbstractSeries;
@@ -34,6 +35,9 @@ public:
     const DistributionData& distribution() const { return m_dist; }
     QChartView* chartView() const { return m_view; }
     QString hoverText() const;
+    QString summaryText() const;
+    // Error-flagged "correct" records count as correct (off by default).
+    void setCountErrorFlagged(bool on);
 
     // What a click at a value position picks (also used by tests).
     QSet<int> pickAt(int group, QPointF value, QString* description) const;
@@ -58,6 +62,7 @@ private:
     QLabel* m_summary;
     QLabel* m_hover;
     QChartView* m_view;
+    QCheckBox* m_countFlagged;
 };
 
 } // namespace kwb::ui
