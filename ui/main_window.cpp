@@ -162,6 +162,12 @@ void MainWindow::buildMenus()
     rebuildRemoveMenu();
     file->addSeparator();
     file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
+    file->addAction(tr("Export Records &Table (CSV)…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the filtered records table"),
+            QStringLiteral("records.csv"), tr("CSV (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !m_records->exportCsv(path, &error)) QMessageBox::warning(this, tr("Export table"), error);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

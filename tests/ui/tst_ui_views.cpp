@@ -276,6 +276,35 @@ private Q_SLOTS:
         QVERIFY(view.distribution().maxSpeedup > 200);
     }
 
+    // Issue 14: copy selected rows as TSV or Markdown, export the filtered table as CSV.
+    void copyRowsAndExportCsv()
+    {
+        RecordsView view;
+        view.setProjectData(kwbuitest::loadRecords({testData("records/good.jsonl")}));
+        view.table()->selectRow(0);
+        const QString tsv = view.selectedRowsText(false);
+        QStringList lines = tsv.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 2);
+        QVERIFY(lines[0].startsWith(QStringLiteral("Record\tModel")));
+        QVERIFY(lines[1].startsWith(view.proxy()->index(0, 0).data().toString() + QLatin1Char('\t')));
+        const QString md = view.selectedRowsText(true);
+        QVERIFY(md.startsWith(QStringLiteral("| Record | Model")));
+        QVERIFY(md.contains(QStringLiteral("| --- |")));
+        RecordFilter f;
+        f.search = view.proxy()->index(0, 0).data().toString();
+        view.setFilter(f);
+        QTRY_COMPARE(view.proxy()->rowCount(), 1);
+        QTemporaryDir dir;
+        QString error;
+        const QString csv = dir.filePath(QStringLiteral("t.csv"));
+        QVERIFY2(view.exportCsv(csv, &error), qPrintable(error));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll().count("\r\n"), 2); // the header and the one filtered row
+        QVERIFY(!view.exportCsv(dir.filePath(QStringLiteral("no/such/dir/t.csv")), &error));
+        QVERIFY(error.contains(QStringLiteral("t.csv")));
+    }
+
     // Issue 14: a field typed into the editable "Group by" box is applied.
     void groupByTakesTypedText()
     {

@@ -1,6 +1,10 @@
 #include "views/records_view.h"
 
+#include <QAction>
+#include <QClipboard>
 #include <QComboBox>
+#include <QGuiApplication>
+#include <QSaveFile>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -18,6 +22,9 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
+#include "export/table_export.h"
 #include "models/record_filter_proxy.h"
 #include "models/record_table_model.h"
 #include "views/cuda_highlighter.h"
@@ -203,6 +210,17 @@ RecordsView::RecordsView(QWidget* parent)
     detailTabs->addTab(m_detail, tr("Details"));
     detailTabs->addTab(m_source, tr("Kernel source"));
 
+    // Copy rows as TSV (Ctrl+C) or Markdown; the table's context menu lists both.
+    auto* copyTsv = new QAction(tr("Copy Rows (TSV)"), m_table);
+    copyTsv->setShortcut(QKeySequence::Copy);
+    copyTsv->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(copyTsv, &QAction::triggered, this, [this] { copySelectedRows(false); });
+    auto* copyMd = new QAction(tr("Copy Rows (Markdown)"), m_table);
+    connect(copyMd, &QAction::triggered, this, [this] { copySelectedRows(true); });
+    m_table->addAction(copyTsv);
+    m_table->addAction(copyMd);
+    m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+
     auto* split = new QSplitter(Qt::Vertical);
     split->setObjectName(QStringLiteral("recordsSplit")); // saved with the window layout
     split->addWidget(m_table);
@@ -239,6 +257,36 @@ RecordsView::RecordsView(QWidget* parent)
     fillCombo(m_flagBox, tr("Flagged or not"), {});
     showDetail(-1);
     updateCount();
+}
+
+QString RecordsView::selectedRowsText(bool markdown) const
+{
+    QList<int> rows;
+    for (const QModelIndex& i : m_table->selectionModel()->selectedRows()) rows << i.row();
+    std::sort(rows.begin(), rows.end());
+    if (rows.isEmpty()) return {};
+    return tableText(*m_proxy, markdown ? TableTextFormat::Markdown : TableTextFormat::Tsv, rows);
+}
+
+void RecordsView::copySelectedRows(bool markdown) const
+{
+    const QString text = selectedRowsText(markdown);
+    if (!text.isEmpty()) QGuiApplication::clipboard()->setText(text);
+}
+
+bool RecordsView::exportCsv(const QString& path, QString* error) const
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) {
+        *error = path + QLatin1String(": ") + f.errorString();
+        return false;
+    }
+    f.write(tableText(*m_proxy, TableTextFormat::Csv).toUtf8());
+    if (!f.commit()) {
+        *error = path + QLatin1String(": ") + f.errorString();
+        return false;
+    }
+    return true;
 }
 
 void RecordsView::focusSearch()

@@ -37,6 +37,11 @@ public:
     void clearPicked();
     void selectRecord(int recordIndex);
     void focusSearch(); // Ctrl+F
+    // The selected rows as TSV or Markdown, as shown (also Ctrl+C and the table's context menu).
+    QString selectedRowsText(bool markdown) const;
+    void copySelectedRows(bool markdown) const;
+    // The filtered, sorted table as CSV; false and *error ("FILE: reason") when it cannot be written.
+    bool exportCsv(const QString& path, QString* error) const;
     // Adds the "Live re-run" tab beside the details (the window's one service).
     void attachRerun(RerunService* service);
     RerunPanel* rerunPanel() const { return m_rerunPanel; }
