@@ -32,6 +32,7 @@
 #include <functional>
 #include <utility>
 
+#include "charts/figure_style.h"
 #include "project/input_classifier.h"
 #include "project/project_loader.h"
 #include "resources_init.h"
@@ -195,6 +196,16 @@ void MainWindow::buildMenus()
         m_presetGroup->addAction(a);
     }
     setFigurePreset(QStringLiteral("single-column"));
+    QAction* serif = view->addAction(tr("&Serif Figure Font (for LaTeX papers)"));
+    serif->setCheckable(true);
+    serif->setChecked(QSettings().value(QStringLiteral("figures/serif"), false).toBool());
+    FigureStyle::setSerif(serif->isChecked());
+    connect(serif, &QAction::toggled, this, [this](bool on) {
+        FigureStyle::setSerif(on);
+        QSettings().setValue(QStringLiteral("figures/serif"), on);
+        m_distributions->setKind(m_distributions->kind()); // redraw in the new font
+        for (FigureView* v : m_views) v->update();
+    });
     QMenu* rerun = menuBar()->addMenu(tr("&Re-run"));
     rerun->addAction(tr("&KernelBench Checkout…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this,

@@ -1,6 +1,8 @@
 // Views rendered offscreen and checked for content; every export format;
 // the main window's load, pick and save paths.
+#include <QBarCategoryAxis>
 #include <QChart>
+#include <QScatterSeries>
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLineEdit>
@@ -16,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "charts/figure_style.h"
 #include "charts/heatmap_renderer.h"
 #include "charts/workload_charts.h"
 #include "export/figure_exporter.h"
@@ -303,6 +306,38 @@ private Q_SLOTS:
         QCOMPARE(file.readAll().count("\r\n"), 2); // the header and the one filtered row
         QVERIFY(!view.exportCsv(dir.filePath(QStringLiteral("no/such/dir/t.csv")), &error));
         QVERIFY(error.contains(QStringLiteral("t.csv")));
+    }
+
+    // Issue 14: box whiskers on log speedups, outliers drawn, n per box; a serif figure font.
+    void boxPlotOutliersAndSerifFont()
+    {
+        DistributionsView view;
+        view.resize(900, 600);
+        Project p;
+        p.records = {QStringLiteral(KWB_SOURCE_DATASETS "/evaluations")};
+        view.setProjectData(loadProjectData(p));
+        view.setCountErrorFlagged(true);
+        view.setGroupBy(QString());
+        view.setKind(DistributionKind::Box);
+        QVERIFY(waitIdle(view));
+        const auto& g = view.distribution().groups.front();
+        QVERIFY(!g.outliers.empty());
+        QVERIFY(g.outliers.back() > 200); // the side-stream and cached-output claims
+        QScatterSeries* points = nullptr;
+        for (auto* s : view.chartView()->chart()->series())
+            if (auto* sc = qobject_cast<QScatterSeries*>(s)) points = sc;
+        QVERIFY(points);
+        QCOMPARE(points->count(), static_cast<int>(g.outliers.size()));
+        auto* axis = qobject_cast<QBarCategoryAxis*>(view.chartView()->chart()->axes(Qt::Horizontal).front());
+        QVERIFY(axis);
+        QVERIFY2(axis->categories().front().contains(QStringLiteral("(n=%1)").arg(g.speedups.size())),
+            qPrintable(axis->categories().front()));
+
+        QVERIFY(!FigureStyle::serif());
+        FigureStyle::setSerif(true);
+        QCOMPARE(FigureStyle::fromPoints(9, 10, 1).font.family(), QStringLiteral("DejaVu Serif"));
+        FigureStyle::setSerif(false);
+        QCOMPARE(FigureStyle::fromPoints(9, 10, 1).font.family(), QStringLiteral("DejaVu Sans"));
     }
 
     // Issue 14: a field typed into the editable "Group by" box is applied.

@@ -17,7 +17,8 @@ struct DistributionGroup {
     std::vector<int> recordIndex;  // parallel to speedups: index into RecordSet::records
     std::vector<int> allRecords;   // every record of the group (fast_p's denominator)
     FastPCurve fastP;
-    double q1 = 0, median = 0, q3 = 0, whiskerLow = 0, whiskerHigh = 0; // box plot (1.5 IQR whiskers)
+    double q1 = 0, median = 0, q3 = 0, whiskerLow = 0, whiskerHigh = 0; // box plot (1.5 IQR of log speedup)
+    std::vector<double> outliers; // speedups beyond the whiskers, ascending
 };
 
 struct DistributionData {
