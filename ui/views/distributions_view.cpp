@@ -53,6 +53,9 @@ DistributionsView::DistributionsView(QWidget* parent)
     m_groupBox->setItemData(m_groupBox->count() - 1, QString(), Qt::UserRole);
     m_groupBox->setCurrentText(m_groupField);
     m_hover->setMinimumWidth(300);
+    // The summary wraps rather than widening the window.
+    m_summary->setWordWrap(true);
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_hover->setStyleSheet(QStringLiteral("color:#333"));
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMouseTracking(true);
