@@ -6,6 +6,7 @@
 #include <QCloseEvent>
 #include <QCoreApplication>
 #include <QDeadlineTimer>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -22,12 +23,16 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QThread>
 #include <QTimer>
-#include <QtConcurrent/QtConcurrentRun>
 
+#include <functional>
+#include <utility>
+
+#include "charts/figure_style.h"
 #include "project/input_classifier.h"
 #include "project/project_loader.h"
 #include "resources_init.h"
@@ -41,12 +46,6 @@
 
 namespace kwb::ui {
 
-struct MainWindow::LoadState {
-    CancelFlag cancel;
-    std::mutex mutex;
-    Progress latest;
-};
-
 Q_LOGGING_CATEGORY(lcTiming, "kwb.ui.timing", QtInfoMsg)
 
 namespace {
@@ -59,6 +58,7 @@ const QString kRecentKey = QStringLiteral("recentFiles");
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       m_data(std::make_shared<ProjectData>()),
+      m_loadJob(new JobTracker(this)),
       m_tabs(new QTabWidget),
       m_records(new RecordsView),
       m_distributions(new DistributionsView),
@@ -68,17 +68,18 @@ MainWindow::MainWindow(QWidget* parent)
       m_statusText(new QLabel),
       m_progress(new QProgressBar),
       m_cancel(new QPushButton(tr("Cancel"))),
-      m_progressTimer(new QTimer(this)),
       m_log(new QPlainTextEdit)
 {
     initKwbResources();
     m_suspicious = new SuspiciousView(m_rerun);
+    m_records->attachRerun(m_rerun);
     m_views = {m_records, m_distributions, m_workloads, m_coverage, m_suspicious};
     for (FigureView* v : m_views) m_tabs->addTab(v, v->windowTitle());
     setCentralWidget(m_tabs);
     setAcceptDrops(true);
     setWindowIcon(QIcon(QStringLiteral(":/kwb/icons/kernel-workbench.svg")));
 
+    m_log->setObjectName(QStringLiteral("messagesLog"));
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(2000);
     auto* dock = new QDockWidget(tr("Messages"), this);
@@ -97,8 +98,7 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(m_cancel);
     connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelLoad);
     // Progress reaches the GUI at most ten times a second, however often the loader reports.
-    m_progressTimer->setInterval(100);
-    connect(m_progressTimer, &QTimer::timeout, this, &MainWindow::pollProgress);
+    connect(m_loadJob, &JobTracker::progress, this, &MainWindow::showProgress);
 
     connect(m_distributions, &DistributionsView::recordsPicked, this, [this](const QSet<int>& recs, const QString& what) {
         m_records->showPicked(recs, what);
@@ -111,19 +111,25 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_suspicious, &SuspiciousView::liveCoverage, this, [this](const Coverage& c, const QString& title) {
         m_coverage->showLive(c, title);
     });
-    for (FigureView* v : m_views)
+    connect(m_records->rerunPanel(), &RerunPanel::liveCoverage, this, [this](const Coverage& c, const QString& title) {
+        m_coverage->showLive(c, title);
+    });
+    for (FigureView* v : m_views) {
         connect(v, &FigureView::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
+        connect(v, &FigureView::settingsChanged, this, &MainWindow::updateTitle);
+    }
 
     buildMenus();
     m_rerun->probe();
     updateStatus();
     updateTitle();
     resize(1280, 820);
+    restoreLayout();
 }
 
 MainWindow::~MainWindow()
 {
-    if (m_load) m_load->cancel.cancel();
+    m_loadJob->supersede();
 }
 
 void MainWindow::buildMenus()
@@ -146,30 +152,38 @@ void MainWindow::buildMenus()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addSeparator();
-    file->addAction(tr("&Save Project"), QKeySequence::Save, this, [this] {
-        QString path = m_project.path;
-        if (path.isEmpty() || path.startsWith(QLatin1Char(':')))
-            path = QFileDialog::getSaveFileName(this, tr("Save project"), QStringLiteral("untitled.kwbproject.json"),
-                tr("Kernel Workbench projects (*.kwbproject.json)"));
-        QString error;
-        if (!path.isEmpty() && !saveProjectAs(path, &error)) QMessageBox::warning(this, tr("Save project"), error);
-    });
+    file->addAction(tr("&Save Project"), QKeySequence::Save, this, [this] { save(); });
     file->addAction(tr("Save Project &As…"), QKeySequence::SaveAs, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Save project as"),
             QStringLiteral("untitled.kwbproject.json"), tr("Kernel Workbench projects (*.kwbproject.json)"));
         QString error;
         if (!path.isEmpty() && !saveProjectAs(path, &error)) QMessageBox::warning(this, tr("Save project"), error);
     });
+    m_removeMenu = file->addMenu(tr("Re&move Input"));
+    rebuildRemoveMenu();
     file->addSeparator();
     file->addAction(tr("&Export Figure…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportDialog);
+    file->addAction(tr("Export Records &Table (CSV)…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the filtered records table"),
+            QStringLiteral("records.csv"), tr("CSV (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !m_records->exportCsv(path, &error)) QMessageBox::warning(this, tr("Export table"), error);
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    int tab = 0;
     for (FigureView* v : m_views) {
         const QString name = v->viewName();
-        view->addAction(v->windowTitle(), this, [this, name] { showView(name); });
+        // Ctrl+1 .. Ctrl+5 switch tabs.
+        view->addAction(v->windowTitle(), QKeySequence(QStringLiteral("Ctrl+%1").arg(++tab)), this,
+            [this, name] { showView(name); });
     }
+    view->addAction(tr("&Find in Records"), QKeySequence::Find, this, [this] {
+        showView(QStringLiteral("records"));
+        m_records->focusSearch();
+    });
     view->addSeparator();
     QMenu* presets = view->addMenu(tr("Figure &Preset"));
     m_presetGroup = new QActionGroup(this);
@@ -182,6 +196,16 @@ void MainWindow::buildMenus()
         m_presetGroup->addAction(a);
     }
     setFigurePreset(QStringLiteral("single-column"));
+    QAction* serif = view->addAction(tr("&Serif Figure Font (for LaTeX papers)"));
+    serif->setCheckable(true);
+    serif->setChecked(QSettings().value(QStringLiteral("figures/serif"), false).toBool());
+    FigureStyle::setSerif(serif->isChecked());
+    connect(serif, &QAction::toggled, this, [this](bool on) {
+        FigureStyle::setSerif(on);
+        QSettings().setValue(QStringLiteral("figures/serif"), on);
+        m_distributions->setKind(m_distributions->kind()); // redraw in the new font
+        for (FigureView* v : m_views) v->update();
+    });
     QMenu* rerun = menuBar()->addMenu(tr("&Re-run"));
     rerun->addAction(tr("&KernelBench Checkout…"), this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this,
@@ -193,6 +217,38 @@ void MainWindow::buildMenus()
     connect(messages, &QAction::triggered, this, [this] {
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("messages"))) dock->show();
     });
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Kernel Workbench"), this, [this] {
+        QMessageBox::about(this, tr("About Kernel Workbench"),
+            tr("<p><b>Kernel Workbench %1</b></p><p>Is a reported speedup of an LLM-generated GPU kernel real, and how "
+               "much of a real workload can such kernels govern? Re-runs kernels in an isolated process and checks "
+               "coverage, correctness beyond allclose and timing; splits profiler traces into kernel families and "
+               "projects the end-to-end saving.</p><p>Formats, the command line (<tt>kwb</tt>) and the checks: "
+               "README.md and docs/ in the source tree.</p>")
+                .arg(QCoreApplication::applicationVersion()));
+    });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::restoreLayout()
+{
+    // Window size, docks and splitters as the user left them.
+    QSettings settings;
+    if (settings.contains(QStringLiteral("window/geometry")))
+        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    for (QSplitter* s : findChildren<QSplitter*>())
+        if (!s->objectName().isEmpty())
+            s->restoreState(settings.value(QStringLiteral("splitters/") + s->objectName()).toByteArray());
+}
+
+void MainWindow::saveLayout() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    for (QSplitter* s : findChildren<QSplitter*>())
+        if (!s->objectName().isEmpty()) settings.setValue(QStringLiteral("splitters/") + s->objectName(), s->saveState());
 }
 
 void MainWindow::rebuildRecentMenu()
@@ -241,49 +297,71 @@ bool MainWindow::defaultProject(Project* project, QString* error)
 
 void MainWindow::loadProject(const Project& project)
 {
-    if (m_load) m_load->cancel.cancel();
-    m_project = project;
-    const quint64 generation = ++m_generation;
-    auto state = std::make_shared<LoadState>();
-    m_load = state;
-    m_loading = true;
     m_progress->setRange(0, 0);
     m_progress->setFormat(tr("Loading"));
     m_progress->show();
     m_cancel->show();
-    m_progressTimer->start();
-    updateTitle();
     statusBar()->showMessage(tr("Loading %1…").arg(project.name.isEmpty() ? tr("project") : project.name));
-    QtConcurrent::run([project, state] {
-        lowerCurrentThreadPriority();
-        TaskContext ctx;
-        ctx.cancel = &state->cancel;
-        ctx.progress = [state](const Progress& p) {
-            std::lock_guard lock(state->mutex);
-            state->latest = p;
-        };
-        return loadProjectData(project, ctx);
-    }).then(this, [this, generation](ProjectDataPtr loaded) {
-        if (generation != m_generation) return; // superseded by a newer load
-        m_loading = false;
-        statusBar()->clearMessage();
-        m_progressTimer->stop();
-        m_progress->hide();
-        m_cancel->hide();
-        if (loaded->cancelled) {
-            statusBar()->showMessage(tr("Loading cancelled; the previous data stays."), 5000);
-            updateStatus();
-            Q_EMIT projectLoaded();
-            return;
-        }
-        setProjectData(loaded);
+    const ProjectDataPtr previous = m_data;
+    m_loadJob->start([project, previous](const TaskContext& ctx) { return loadProjectData(project, ctx, previous); },
+        [this, project](ProjectDataPtr loaded) { finishLoad(project, std::move(loaded)); });
+}
+
+void MainWindow::finishLoad(const Project& project, ProjectDataPtr loaded)
+{
+    statusBar()->clearMessage();
+    m_progress->hide();
+    m_cancel->hide();
+    if (loaded->cancelled) {
+        // The cancelled inputs never become part of the project: Save writes what is shown.
+        statusBar()->showMessage(tr("Loading cancelled; the previous data stays."), 5000);
+        appendMessages(std::exchange(m_pendingMessages, {}));
+        updateStatus();
         Q_EMIT projectLoaded();
-    });
+        return;
+    }
+    const bool sameFile = project.path == m_project.path;
+    m_project = project;
+    if (!sameFile) {
+        // Opened from a file (or a new, unsaved set of inputs): that is what "unmodified" means now.
+        Project saved;
+        QString error;
+        const bool fromFile = !project.path.isEmpty() && !project.path.startsWith(QLatin1Char(':')) &&
+                              kwb::ui::loadProject(project.path, &saved, &error);
+        m_savedProject = fromFile ? saved : Project{};
+    }
+    setProjectData(loaded);
+    Q_EMIT projectLoaded();
+}
+
+void MainWindow::removeInput(const QString& entry)
+{
+    Project p = currentProject();
+    p.records.removeAll(entry);
+    p.traces.removeAll(entry);
+    p.problems.removeAll(entry);
+    loadProject(p);
+}
+
+void MainWindow::rebuildRemoveMenu()
+{
+    if (!m_removeMenu) return;
+    m_removeMenu->clear();
+    const Project& p = m_project;
+    for (const QStringList* list : {&p.records, &p.traces, &p.problems})
+        for (const auto& entry : *list)
+            m_removeMenu->addAction(entry, this, [this, entry] { removeInput(entry); });
+    m_removeMenu->setEnabled(!m_removeMenu->isEmpty());
+}
+
+bool MainWindow::isLoading() const
+{
+    return m_loadJob->isRunning();
 }
 
 void MainWindow::cancelLoad()
 {
-    if (m_load) m_load->cancel.cancel();
+    m_loadJob->cancel();
 }
 
 bool MainWindow::openProjectFile(const QString& path)
@@ -291,6 +369,7 @@ bool MainWindow::openProjectFile(const QString& path)
     Project p;
     QString error;
     if (!kwb::ui::loadProject(path, &p, &error)) {
+        m_pendingMessages << error;
         appendMessages({error});
         statusBar()->showMessage(error, 8000);
         return false;
@@ -302,9 +381,12 @@ bool MainWindow::openProjectFile(const QString& path)
 
 void MainWindow::openPaths(const QStringList& paths)
 {
-    Project p = m_project;
+    // The project as the user has it now: their search, filters, grouping, chart and view stay.
+    Project p = currentProject();
     QStringList messages;
     const QStringList projects = addInputs(p, paths, &messages);
+    // Shown now and again after the load, which replaces the message list.
+    m_pendingMessages << messages;
     appendMessages(messages);
     if (!projects.isEmpty()) {
         openProjectFile(projects.front());
@@ -316,23 +398,17 @@ void MainWindow::openPaths(const QStringList& paths)
     loadProject(p);
 }
 
-void MainWindow::pollProgress()
+void MainWindow::showProgress(const QString& stage, qint64 done, qint64 total)
 {
-    if (!m_load) return;
-    Progress p;
-    {
-        std::lock_guard lock(m_load->mutex);
-        p = m_load->latest;
-    }
-    if (p.stage.empty()) return;
-    if (p.total > 0) {
+    if (stage.isEmpty()) return;
+    if (total > 0) {
         // Byte counts can exceed int; show permille.
         m_progress->setRange(0, 1000);
-        m_progress->setValue(static_cast<int>(1000.0 * static_cast<double>(p.done) / static_cast<double>(p.total)));
+        m_progress->setValue(static_cast<int>(1000.0 * static_cast<double>(done) / static_cast<double>(total)));
     } else {
         m_progress->setRange(0, 0);
     }
-    m_progress->setFormat(QString::fromStdString(p.stage) + QLatin1String(" %p%"));
+    m_progress->setFormat(stage + QLatin1String(" %p%"));
 }
 
 void MainWindow::setProjectData(ProjectDataPtr next)
@@ -352,7 +428,9 @@ void MainWindow::setProjectData(ProjectDataPtr next)
     if (!m_project.view.isEmpty()) showView(m_project.view);
     m_log->clear();
     m_messages.clear();
+    appendMessages(std::exchange(m_pendingMessages, {}));
     appendMessages(m_data->messages);
+    rebuildRemoveMenu();
     updateStatus();
     updateTitle();
 }
@@ -386,7 +464,67 @@ void MainWindow::updateTitle()
 {
     QString name = m_project.name;
     if (name.isEmpty() && !m_project.path.isEmpty()) name = QFileInfo(m_project.path).fileName();
-    setWindowTitle(name.isEmpty() ? tr("Kernel Workbench") : name + QStringLiteral(" — Kernel Workbench"));
+    if (name.isEmpty()) name = m_project.isEmpty() ? QString() : tr("Untitled");
+    // "[*]" is where Qt draws the modified marker.
+    setWindowTitle(name.isEmpty() ? tr("Kernel Workbench[*]") : name + QStringLiteral("[*] — Kernel Workbench"));
+    setWindowModified(isModified());
+}
+
+namespace {
+
+// What the project file stores, without where it lives or which tab was open last.
+Project comparable(Project p)
+{
+    p.path.clear();
+    p.view.clear();
+    return p;
+}
+
+} // namespace
+
+bool MainWindow::isModified() const
+{
+    if (m_project.isEmpty() && m_savedProject.isEmpty()) return false;
+    return comparable(currentProject()) != comparable(m_savedProject);
+}
+
+bool MainWindow::isShippedProject(const QString& path)
+{
+    if (path.isEmpty()) return false;
+    if (path.startsWith(QLatin1Char(':'))) return true;
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    const QStringList shipped{QStringLiteral(KWB_DATASET_DIR),
+        QCoreApplication::applicationDirPath() + QStringLiteral("/../share/kernel-workbench/datasets")};
+    for (const QString& dir : shipped) {
+        const QString root = QFileInfo(dir).absoluteFilePath();
+        if (abs.startsWith(QDir::cleanPath(root) + QLatin1Char('/'))) return true;
+    }
+    return false;
+}
+
+bool MainWindow::save(const QString& chosenPath)
+{
+    QString path = m_project.path;
+    if (path.isEmpty() || isShippedProject(path)) {
+        // Never overwrite the shipped default project: ask where this one goes.
+        path = chosenPath;
+        if (path.isEmpty())
+            path = QFileDialog::getSaveFileName(this,
+                isShippedProject(m_project.path) ? tr("Save a copy of the shipped project") : tr("Save project"),
+                QStringLiteral("untitled.kwbproject.json"), tr("Kernel Workbench projects (*.kwbproject.json)"));
+        if (path.isEmpty()) return false;
+        if (isShippedProject(path)) {
+            QMessageBox::warning(this, tr("Save project"),
+                tr("%1 ships with Kernel Workbench; save your project somewhere else.").arg(path));
+            return false;
+        }
+    }
+    QString error;
+    if (!saveProjectAs(path, &error)) {
+        QMessageBox::warning(this, tr("Save project"), error);
+        return false;
+    }
+    return true;
 }
 
 Project MainWindow::currentProject() const
@@ -406,7 +544,10 @@ bool MainWindow::saveProjectAs(const QString& path, QString* error)
     if (!saveProject(p, path, error)) return false;
     QString reloadError;
     Project saved;
-    if (kwb::ui::loadProject(path, &saved, &reloadError)) m_project = saved;
+    if (kwb::ui::loadProject(path, &saved, &reloadError)) {
+        m_project = saved;
+        m_savedProject = saved;
+    }
     addRecent(QFileInfo(path).absoluteFilePath());
     updateTitle();
     statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
@@ -423,6 +564,54 @@ bool MainWindow::focusRecord(const QString& id)
         return true;
     }
     return false;
+}
+
+namespace {
+
+// Processes events until `done` holds or the deadline passes.
+bool waitFor(const std::function<bool()>& done, int timeoutMs)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (!done()) {
+        if (deadline.hasExpired()) return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(2);
+    }
+    return true;
+}
+
+} // namespace
+
+bool MainWindow::startRerun(const QString& id, QString* reason)
+{
+    if (!focusRecord(id)) {
+        *reason = tr("no record '%1' in the project").arg(id);
+        return false;
+    }
+    // The runner and bridge probe runs at start-up; its answer decides what can re-run.
+    if (!waitFor([this] { return m_rerun->hasProbed(); }, 60000)) {
+        *reason = tr("the re-run executors did not answer within a minute");
+        return false;
+    }
+    showView(QStringLiteral("records"));
+    if (!m_records->rerunSelected(reason)) {
+        *reason = tr("record '%1' cannot be re-run: %2").arg(id, *reason);
+        return false;
+    }
+    return true;
+}
+
+bool MainWindow::rerunAndWait(const QString& id, int timeoutMs, RerunOutcome* outcome, QString* reason)
+{
+    if (!startRerun(id, reason)) return false;
+    RerunPanel* panel = m_records->rerunPanel();
+    if (!waitFor([panel] { return !panel->isRunning(); }, timeoutMs)) {
+        m_rerun->cancel();
+        *reason = tr("the re-run of '%1' gave no result within %2 s").arg(id).arg(timeoutMs / 1000);
+        return false;
+    }
+    *outcome = panel->lastOutcome();
+    return true;
 }
 
 QStringList MainWindow::viewNames() const
@@ -496,7 +685,7 @@ void MainWindow::exportDialog()
 
 bool MainWindow::isBusy() const
 {
-    if (m_loading) return true;
+    if (isLoading()) return true;
     for (FigureView* v : m_views)
         if (v->isBusy()) return true;
     return false;
@@ -533,7 +722,19 @@ void MainWindow::dropEvent(QDropEvent* event)
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (m_load) m_load->cancel.cancel();
+    if (isModified()) {
+        const auto answer = m_unsavedPrompt ? m_unsavedPrompt(this)
+                                            : QMessageBox::question(this, tr("Unsaved project"),
+                                                  tr("The project's inputs or settings have changed. Save them?"),
+                                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                                  QMessageBox::Save);
+        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !save())) {
+            event->ignore();
+            return;
+        }
+    }
+    m_loadJob->supersede();
+    saveLayout();
     event->accept();
 }
 

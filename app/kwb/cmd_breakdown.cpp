@@ -4,8 +4,7 @@
 #include "analysis/breakdown.h"
 #include "arg_parser.h"
 #include "commands.h"
-#include "traces/rule_table.h"
-#include "traces/trace_loader.h"
+#include "workbench/workload_analysis.h"
 
 namespace kwb::cli {
 
@@ -45,27 +44,28 @@ int runBreakdown(const Args& args)
     }
     options.topLevelOperators = p.isSet("top-level-ops");
 
-    auto rules = p.value("rules") ? RuleTable::load(*p.value("rules")) : RuleTable::loadDefault();
-    if (!rules.isOk()) {
-        std::fprintf(stderr, "kwb: error: %s\n", rules.status().toString().c_str());
+    WorkloadAnalysisRequest request;
+    request.traces = p.positionals();
+    request.rulesPath = p.value("rules").value_or(std::string());
+    request.breakdown = options;
+    auto analysis = analyseWorkloads(request);
+    if (!analysis.isOk()) {
+        std::fprintf(stderr, "kwb: error: %s\n", analysis.status().toString().c_str());
         return kExitErrors;
     }
     std::vector<WorkloadBreakdown> results;
-    int failures = 0;
-    for (const auto& path : p.positionals()) {
-        auto trace = loadTrace(path);
-        if (!trace.isOk()) {
-            std::fprintf(stderr, "kwb: error: %s\n", trace.status().toString().c_str());
-            ++failures;
+    for (const auto& w : analysis->workloads) {
+        if (!w.ok()) {
+            std::fprintf(stderr, "kwb: error: %s\n", w.status.toString().c_str());
             continue;
         }
-        const auto& report = (*trace)->report();
-        for (const auto& issue : report.issues) std::fprintf(stderr, "kwb: warning: %s\n", issue.toString().c_str());
-        if (report.badEvents > report.issues.size())
-            std::fprintf(stderr, "kwb: warning: %s: %llu more bad events not listed\n", path.c_str(),
-                static_cast<unsigned long long>(report.badEvents - report.issues.size()));
-        results.push_back(breakdown(**trace, *rules, options));
+        for (const auto& issue : w.issues) std::fprintf(stderr, "kwb: warning: %s\n", issue.toString().c_str());
+        if (w.unlistedBadEvents)
+            std::fprintf(stderr, "kwb: warning: %s: %llu more bad events not listed\n", w.path.c_str(),
+                static_cast<unsigned long long>(w.unlistedBadEvents));
+        results.push_back(*w.breakdown);
     }
+    const auto failures = analysis->failureCount();
     if (format == "json") std::fputs(breakdownToJson(results).c_str(), stdout);
     else if (format == "csv") std::fputs(breakdownToCsv(results).c_str(), stdout);
     else std::fputs(breakdownToTable(results).c_str(), stdout);

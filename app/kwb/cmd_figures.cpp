@@ -77,14 +77,22 @@ int runFigures(const Args& args)
             std::fprintf(stderr, "kwb figures: %s\n", error.toUtf8().constData());
             return kExitErrors;
         }
-    } else if (inputs.size() == 1 && classifyInput(inputs.front()) == InputKind::Project) {
-        if (!loadProject(inputs.front(), &project, &error)) {
+    } else {
+        // A project file among other inputs is the base they are added to, never dropped.
+        QStringList projects;
+        QStringList others;
+        for (const auto& in : inputs) (classifyInput(in) == InputRole::Project ? projects : others) << in;
+        if (projects.size() > 1) {
+            std::fprintf(stderr, "kwb figures: more than one project file given (%s)\n",
+                projects.join(QLatin1String(", ")).toUtf8().constData());
+            return kExitUsage;
+        }
+        if (!projects.isEmpty() && !loadProject(projects.front(), &project, &error)) {
             std::fprintf(stderr, "kwb figures: %s\n", error.toUtf8().constData());
             return kExitErrors;
         }
-    } else {
         QStringList messages;
-        addInputs(project, inputs, &messages);
+        addInputs(project, others, &messages);
         for (const auto& m : messages) std::fprintf(stderr, "kwb figures: %s\n", m.toUtf8().constData());
     }
     if (auto g = p.value("group-by")) project.figures.groupBy = QString::fromStdString(*g);

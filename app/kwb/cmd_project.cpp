@@ -5,8 +5,7 @@
 #include "arg_parser.h"
 #include "commands.h"
 #include "records/record_loader.h"
-#include "traces/rule_table.h"
-#include "traces/trace_loader.h"
+#include "workbench/workload_analysis.h"
 
 namespace kwb::cli {
 
@@ -45,25 +44,28 @@ int runProject(const Args& args)
     }
     const SpeedupBasis basis = basisText == "wins" ? SpeedupBasis::Wins : SpeedupBasis::AllCorrect;
 
-    auto rules = p.value("rules") ? RuleTable::load(*p.value("rules")) : RuleTable::loadDefault();
-    if (!rules.isOk()) {
-        std::fprintf(stderr, "kwb: error: %s\n", rules.status().toString().c_str());
+    const RecordSet set = loadRecordFiles(recordFiles);
+    WorkloadAnalysisRequest request;
+    request.traces = traces;
+    request.rulesPath = p.value("rules").value_or(std::string());
+    request.records = std::span<const EvalRecord>(set.records);
+    request.basis = basis;
+    auto analysis = analyseWorkloads(request);
+    if (!analysis.isOk()) {
+        std::fprintf(stderr, "kwb: error: %s\n", analysis.status().toString().c_str());
         return kExitErrors;
     }
-    const RecordSet set = loadRecordFiles(recordFiles);
     for (const auto& issue : set.allIssues()) std::fprintf(stderr, "kwb: warning: %s\n", issue.toString().c_str());
-    int failures = static_cast<int>(set.failedFileCount());
+    std::size_t failures = set.failedFileCount();
 
     std::vector<WorkloadProjection> out;
-    for (const auto& path : traces) {
-        auto trace = loadTrace(path);
-        if (!trace.isOk()) {
-            std::fprintf(stderr, "kwb: error: %s\n", trace.status().toString().c_str());
+    for (const auto& w : analysis->workloads) {
+        if (!w.ok()) {
+            std::fprintf(stderr, "kwb: error: %s\n", w.status.toString().c_str());
             ++failures;
             continue;
         }
-        const WorkloadBreakdown b = breakdown(**trace, *rules);
-        out.push_back(projectWorkload(b, set.records, *rules, basis));
+        out.push_back(*w.projection);
     }
     std::fputs((format == "json" ? projectionToJson(out) : projectionToText(out)).c_str(), stdout);
     return failures ? kExitErrors : kExitOk;

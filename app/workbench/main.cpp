@@ -12,6 +12,7 @@
 #include "main_window.h"
 #include "project/input_classifier.h"
 #include "views/distributions_view.h"
+#include "views/rerun_panel.h"
 
 namespace {
 
@@ -37,11 +38,20 @@ void err(const QString& text)
 
 int main(int argc, char** argv)
 {
-    // --screenshot renders without a display: pick the offscreen platform before Qt starts.
+    // --screenshot renders without a display, and --help or --version need none:
+    // pick the offscreen platform before Qt starts (a QApplication without a
+    // display would abort).
     bool screenshot = false;
-    for (int i = 1; i < argc; ++i)
-        if (QByteArray(argv[i]).startsWith("--screenshot")) screenshot = true;
-    if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    bool noWindow = false;
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray a(argv[i]);
+        if (a.startsWith("--screenshot")) screenshot = true;
+        if (a == "--help" || a == "-h" || a == "-?" || a == "--help-all" || a == "--version" || a == "-v")
+            noWindow = true;
+    }
+    const bool noDisplay = qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+    if ((screenshot || (noWindow && noDisplay)) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
 
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("KernelWorkbench"));
@@ -69,7 +79,19 @@ int main(int argc, char** argv)
         QStringLiteral("KIND"));
     QCommandLineOption recordOpt(QStringLiteral("record"),
         QStringLiteral("Select this record (by id) in the records and coverage views."), QStringLiteral("ID"));
+    QCommandLineOption rerunOpt(QStringLiteral("rerun-record"),
+        QStringLiteral("Select this record (by id), start its live re-run, wait for the result and show it. With "
+                       "--screenshot the picture is taken once the result is in and the outcome is printed."),
+        QStringLiteral("ID"));
+    QCommandLineOption rerunTimeoutOpt(QStringLiteral("rerun-timeout"),
+        QStringLiteral("Seconds to wait for the re-run's result (default 900)."), QStringLiteral("S"),
+        QStringLiteral("900"));
+    QCommandLineOption projectOpt(QStringLiteral("project"),
+        QStringLiteral("Open this project file (the same as giving it as the only input)."), QStringLiteral("FILE"));
+    parser.addOption(projectOpt);
     parser.addOption(recordOpt);
+    parser.addOption(rerunOpt);
+    parser.addOption(rerunTimeoutOpt);
     parser.addOption(shotOpt);
     parser.addOption(viewOpt);
     parser.addOption(sizeOpt);
@@ -77,13 +99,22 @@ int main(int argc, char** argv)
     parser.process(app);
 
     kwb::ui::MainWindow window;
-    const QStringList inputs = parser.positionalArguments();
-    if (inputs.isEmpty()) {
+    QStringList inputs = parser.positionalArguments();
+    if (parser.isSet(projectOpt)) {
+        if (!inputs.isEmpty()) {
+            err(QStringLiteral("--project takes the place of the inputs; give one or the other"));
+            return 2;
+        }
+        if (!window.openProjectFile(parser.value(projectOpt))) {
+            for (const auto& m : window.messages()) err(m);
+            return 1;
+        }
+    } else if (inputs.isEmpty()) {
         kwb::ui::Project project;
         QString error;
         if (kwb::ui::MainWindow::defaultProject(&project, &error)) window.loadProject(project);
         else err(error);
-    } else if (inputs.size() == 1 && kwb::ui::classifyInput(inputs.front()) == kwb::ui::InputKind::Project) {
+    } else if (inputs.size() == 1 && kwb::ui::classifyInput(inputs.front()) == kwb::ui::InputRole::Project) {
         if (!window.openProjectFile(inputs.front())) return 1;
     } else {
         window.openPaths(inputs);
@@ -95,8 +126,15 @@ int main(int argc, char** argv)
         return 2;
     }
 
+    const bool rerun = parser.isSet(rerunOpt);
     if (!screenshot) {
-        if (parser.isSet(recordOpt)) {
+        if (rerun) {
+            const QString id = parser.value(rerunOpt);
+            QObject::connect(&window, &kwb::ui::MainWindow::projectLoaded, &window, [&window, id] {
+                QString reason;
+                if (!window.startRerun(id, &reason)) err(reason);
+            }, Qt::SingleShotConnection);
+        } else if (parser.isSet(recordOpt)) {
             const QString id = parser.value(recordOpt);
             QObject::connect(&window, &kwb::ui::MainWindow::projectLoaded, &window, [&window, id] {
                 if (!window.focusRecord(id)) err(QStringLiteral("no record '%1' in the project").arg(id));
@@ -131,6 +169,27 @@ int main(int argc, char** argv)
         err(QStringLiteral("no record '%1' in the project").arg(parser.value(recordOpt)));
         return 1;
     }
+    int status = 0;
+    if (rerun) {
+        bool okTimeout = false;
+        const int timeoutS = parser.value(rerunTimeoutOpt).toInt(&okTimeout);
+        if (!okTimeout || timeoutS <= 0) {
+            err(QStringLiteral("--rerun-timeout needs a positive number of seconds"));
+            return 2;
+        }
+        QString reason;
+        kwb::ui::RerunOutcome outcome;
+        if (!window.rerunAndWait(parser.value(rerunOpt), timeoutS * 1000, &outcome, &reason)) {
+            err(reason);
+            status = 1;
+        } else {
+            std::printf("%s\n", kwb::ui::outcomeSummary(outcome).toLocal8Bit().constData());
+            if (!outcome.completed) status = 1;
+        }
+        // The result is on the records view's re-run tab unless another view was asked for.
+        if (parser.isSet(viewOpt)) window.showView(parser.value(viewOpt));
+        else window.showView(QStringLiteral("records"));
+    }
     window.waitUntilIdle(30000);
     const QImage image = window.grab().toImage();
     const QString file = parser.value(shotOpt);
@@ -140,5 +199,5 @@ int main(int argc, char** argv)
     }
     for (const auto& m : window.messages()) err(QStringLiteral("note: ") + m);
     std::printf("%s\n", QDir::toNativeSeparators(QFileInfo(file).absoluteFilePath()).toLocal8Bit().constData());
-    return 0;
+    return status;
 }

@@ -16,6 +16,13 @@ std::string familyOfProblem(const RuleTable& rules, const std::string& problemNa
     return {};
 }
 
+bool hasErrorFlag(const EvalRecord& r)
+{
+    for (const Flag& f : r.verification.flags)
+        if (f.severity == "error") return true;
+    return false;
+}
+
 namespace {
 
 SampleStats statsOf(const std::vector<const EvalRecord*>& records)
@@ -30,6 +37,11 @@ SampleStats statsOf(const std::vector<const EvalRecord*>& records)
         if (!r->isCorrect()) continue;
         const auto sp = effectiveSpeedup(*r);
         if (!sp || !(*sp > 0) || !std::isfinite(*sp)) continue;
+        // An error flag says the kernel cannot have done the problem's work: not a win to deploy.
+        if (hasErrorFlag(*r)) {
+            ++s.errorFlagged;
+            continue;
+        }
         correct.push_back(*sp);
         if (*sp > 1.0) wins.push_back(*sp);
     }
@@ -107,6 +119,9 @@ std::string projectionToText(const std::vector<WorkloadProjection>& projections)
         out += "  records matched (" + p.matching + "): " + std::to_string(p.samples.records) + " samples of "
             + std::to_string(p.samples.problems) + " problems; " + std::to_string(p.samples.correctTimed)
             + " correct and timed; " + std::to_string(p.samples.wins) + " faster than the baseline\n";
+        if (p.samples.errorFlagged)
+            out += "  left out: " + std::to_string(p.samples.errorFlagged)
+                + " correct, timed samples with an error flag (their kernels cannot have done the work)\n";
         out += "  f  addressable fraction of GPU time        " + fixed(pr.addressableFraction, 4) + "\n";
         out += "  w  win rate (correct samples, speedup > 1) " + fixed(pr.winRate, 4) + "\n";
         out += "  s  median speedup (" + std::string(basisName(p.basis)) + ")" + std::string(p.basis == SpeedupBasis::Wins ? "   " : "") +
@@ -141,6 +156,7 @@ std::string projectionToJson(const std::vector<WorkloadProjection>& projections)
         w.field("records", s.records);
         w.field("problems", s.problems);
         w.field("correct_timed", s.correctTimed);
+        w.field("error_flagged_excluded", s.errorFlagged);
         w.field("wins", s.wins);
         w.optionalField("win_rate", s.winRate);
         w.optionalField("median_speedup_wins", s.medianSpeedupWins);

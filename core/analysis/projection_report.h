@@ -6,7 +6,9 @@
 //
 // f: the workload's addressable fraction (WorkloadBreakdown::addressableFraction).
 // w: win rate: share of the correct, timed samples of the matching problems
-//    whose speedup is > 1.
+//    whose speedup is > 1. Samples with an error-severity flag (the kernel cannot
+//    have done the problem's work: partial writes, side streams, ...) are left
+//    out of w and s and counted in SampleStats::errorFlagged.
 // s: median speedup of the matching problems' winning samples (default: the
 //    speedup a deployed kernel has), or of all correct timed samples
 //    (SpeedupBasis::AllCorrect, the literal "median of correct samples").
@@ -34,7 +36,8 @@ enum class SpeedupBasis { Wins, AllCorrect };
 
 struct SampleStats {
     std::size_t records = 0;      // matched records
-    std::size_t correctTimed = 0; // correct and with a speedup
+    std::size_t correctTimed = 0; // correct and with a speedup, no error flag
+    std::size_t errorFlagged = 0; // correct and timed, but flagged with an error: left out
     std::size_t wins = 0;         // correct, timed, speedup > 1
     std::size_t problems = 0;     // distinct problems among the matched records
     std::optional<double> winRate;
@@ -58,6 +61,9 @@ struct WorkloadProjection {
     std::vector<FamilyProjection> families; // only when matching == "problem_families"
     double familySavingSum = 0;             // sum over families
 };
+
+// Whether a verification flag of the record has severity "error".
+bool hasErrorFlag(const EvalRecord& record);
 
 // The family a problem name maps to, or "" when no mapping matches.
 std::string familyOfProblem(const RuleTable& rules, const std::string& problemName);

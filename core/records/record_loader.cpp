@@ -1,5 +1,7 @@
 #include "records/record_loader.h"
 
+#include "workbench/input_kind.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <span>
@@ -47,16 +49,6 @@ bool isRecordFileName(const std::string& name)
     return false;
 }
 
-std::string_view skipSpace(std::string_view s)
-{
-    std::size_t i = 0;
-    if (s.size() >= 3 && static_cast<unsigned char>(s[0]) == 0xEF && static_cast<unsigned char>(s[1]) == 0xBB
-        && static_cast<unsigned char>(s[2]) == 0xBF)
-        i = 3; // UTF-8 byte order mark
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
-    return s.substr(i);
-}
-
 void expandPaths(const std::vector<std::string>& inputs, std::vector<std::string>& files, RecordSet& out)
 {
     for (const auto& in : inputs) {
@@ -86,23 +78,14 @@ void expandPaths(const std::vector<std::string>& inputs, std::vector<std::string
 
 RecordFormat detectRecordFormat(const std::string& path, std::string_view head)
 {
-    std::string name = path;
-    if (endsWith(name, ".gz")) name.resize(name.size() - 3);
-    if (endsWith(name, ".jsonl") || endsWith(name, ".ndjson")) return RecordFormat::Native;
-    const std::string_view body = skipSpace(head);
-    if (body.empty()) return RecordFormat::Auto;
-    if (body.front() == '[') return RecordFormat::Leaderboard;
-    if (body.front() != '{') return RecordFormat::Auto;
-    // The native format's first member is "schema"; KernelBench files start with
-    // "levelN" (baselines) or a problem id (eval results).
-    const std::string_view inner = skipSpace(body.substr(1));
-    if (inner.rfind("\"schema\"", 0) == 0) return RecordFormat::Native;
-    if (inner.rfind("\"level", 0) == 0) return RecordFormat::KernelBenchBaseline;
-    if (inner.size() > 1 && inner[0] == '"' && inner[1] >= '0' && inner[1] <= '9') return RecordFormat::KernelBenchEval;
-    if (inner.rfind("}", 0) == 0) return RecordFormat::KernelBenchEval; // "{}": an empty eval run
-    if (head.find("\"schema\"") != std::string_view::npos && head.find("kwb.record/") != std::string_view::npos)
-        return RecordFormat::Native;
-    return RecordFormat::Auto;
+    // One sniffer for every input kind (core/workbench/input_kind.h).
+    switch (classifyInputHead(path, head)) {
+    case InputKind::NativeRecords: return RecordFormat::Native;
+    case InputKind::KernelBenchEval: return RecordFormat::KernelBenchEval;
+    case InputKind::KernelBenchBaseline: return RecordFormat::KernelBenchBaseline;
+    case InputKind::Leaderboard: return RecordFormat::Leaderboard;
+    default: return RecordFormat::Auto;
+    }
 }
 
 RecordSet loadRecordFiles(const std::vector<std::string>& paths, const RecordLoadOptions& options, const TaskContext& ctx)

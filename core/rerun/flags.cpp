@@ -82,9 +82,19 @@ std::vector<Flag> deriveFlags(const RerunResult& r, const FlagThresholds& t)
         std::string reason = "output '" + o.output + "' fails allclose (atol " + fmt("%g", r.tolerance.atol) + ", rtol "
             + fmt("%g", r.tolerance.rtol) + ") in " + std::to_string(o.trials - o.trialsPassed) + " of "
             + std::to_string(o.trials) + " trials with fresh inputs: " + fmt("%.3g%%", 100.0 * o.outOfToleranceShare)
-            + " of elements out of tolerance, relative L2 error " + fmt("%.3g", o.relL2Error);
-        if (o.nanCount || o.infCount)
-            reason += ", " + std::to_string(o.nanCount) + " NaN and " + std::to_string(o.infCount) + " Inf values";
+            + " of elements out of tolerance, ";
+        // The error metrics are over finite values: with NaN or Inf in the output they must
+        // not read as a small error (an all-NaN output has a relative L2 error "of 0").
+        const std::int64_t nonFinite = o.nanCount + o.infCount;
+        if (nonFinite > 0 && o.count > 0 && nonFinite >= o.count)
+            reason += "every element is NaN or Inf (" + std::to_string(o.nanCount) + " NaN, " + std::to_string(o.infCount)
+                + " Inf of " + std::to_string(o.count) + "): no finite value to compare";
+        else if (nonFinite > 0)
+            reason += std::to_string(o.nanCount) + " NaN and " + std::to_string(o.infCount) + " Inf values"
+                + (o.count > 0 ? " of " + std::to_string(o.count) : std::string()) + ", relative L2 error "
+                + fmt("%.3g", o.relL2Error) + " over the finite ones";
+        else
+            reason += "relative L2 error " + fmt("%.3g", o.relL2Error);
         if (o.firstMismatch >= 0) reason += "; first mismatch at element " + std::to_string(o.firstMismatch);
         add(flags, flagcode::kIncorrect, reason, "error");
     }

@@ -60,6 +60,30 @@ private Q_SLOTS:
         QVERIFY(kwbuitest::inkPixels(png) > 20000);
     }
 
+    // Issue 14: a project given with other files is their base, not dropped.
+    void projectWithMoreFilesKeepsTheProject()
+    {
+        QTemporaryDir dir;
+        const QString project = dir.filePath(QStringLiteral("p.kwbproject.json"));
+        {
+            QFile f(project);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QStringLiteral("{\"schema\":\"kwb.project/1\",\"files\":{\"traces\":[\"%1\"]}}")
+                        .arg(QStringLiteral(KWB_SOURCE_DATASETS "/traces/bert_infer.json.gz"))
+                        .toUtf8());
+        }
+        const QString out = dir.filePath(QStringLiteral("figs"));
+        const Run r = runKwb({QStringLiteral("figures"), QStringLiteral("--out"), out, project,
+            kwbuitest::testData("records/good.jsonl")});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(!r.err.contains(QStringLiteral("skipped addressable-fraction pies")), qPrintable(r.err));
+        QVERIFY(QFileInfo(out + QStringLiteral("/addressable_pies.png")).size() > 500);
+        QVERIFY(QFileInfo(out + QStringLiteral("/speedup_histogram.png")).size() > 500);
+        const Run two = runKwb({QStringLiteral("figures"), QStringLiteral("--out"), out, project, project});
+        QCOMPARE(two.exitCode, 2);
+        QVERIFY(two.err.contains(QStringLiteral("more than one project")));
+    }
+
     void errorsAndUsage()
     {
         QTemporaryDir dir;

@@ -18,7 +18,13 @@
 #include "project/input_classifier.h"
 #include "project/project.h"
 #include "project/project_loader.h"
+#include "records/problem_names.h"
+#include "traces/rule_table.h"
+#include "analysis/projection_report.h"
 #include "ui_test_util.h"
+#include "analysis/statistics.h"
+#include "rerun/flags.h"
+#include "workbench/input_kind.h"
 
 using namespace kwb::ui;
 using kwbuitest::testData;
@@ -51,6 +57,216 @@ ProjectDataPtr withWorkloads()
 class TstUiModels : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase()
+    {
+        const QString config = kwbuitest::isolateSettings("tst_ui_models");
+        QVERIFY2(QSettings().fileName().startsWith(config), qPrintable(QSettings().fileName()));
+    }
+
+    // Issue 14: "Baseline ms" must be the baseline the speedup is over (eager for the
+    // leaderboard), so that baseline / kernel reproduces the speedup beside it.
+    void baselineColumnIsTheSpeedupsBaseline()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        const ProjectDataPtr data = kwbuitest::loadRecords({kwbuitest::leaderboardPath()});
+        RecordTableModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setData(data);
+        int checked = 0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const RecordRow& r = (*data->rows)[static_cast<std::size_t>(row)];
+            if (std::isnan(r.speedup) || std::isnan(r.baselineMs) || std::isnan(r.candidateMs)) continue;
+            QVERIFY2(std::abs(r.baselineMs / r.candidateMs / r.speedup - 1) < 0.01,
+                qPrintable(QStringLiteral("%1: %2 / %3 vs %4x").arg(r.id).arg(r.baselineMs).arg(r.candidateMs).arg(r.speedup)));
+            QCOMPARE(r.baselineName, QStringLiteral("torch_eager"));
+            QVERIFY(model.index(row, RecordTableModel::BaselineMs).data(Qt::ToolTipRole).toString().contains(
+                QStringLiteral("torch_eager")));
+            ++checked;
+        }
+        QVERIFY(checked > 300);
+    }
+
+    // Issue 14: an all-NaN output's flag must not read as a small error.
+    void nanOutputFlagSaysSo()
+    {
+        kwb::RerunResult r;
+        r.status = kwb::RerunStatus::Ok;
+        kwb::OutputCheck o;
+        o.output = "y";
+        o.trials = 3;
+        o.count = 524160;
+        o.nanCount = 524160;
+        o.outOfTolerance = 524160;
+        o.outOfToleranceShare = 1.0;
+        r.outputs.push_back(o);
+        const auto flags = kwb::deriveFlags(r);
+        QVERIFY(!flags.empty());
+        const QString reason = QString::fromStdString(flags.front().reason);
+        QVERIFY2(reason.contains(QStringLiteral("every element is NaN or Inf")), qPrintable(reason));
+        QVERIFY2(!reason.contains(QStringLiteral("relative L2 error 0")), qPrintable(reason));
+    }
+
+    // Issue 14: error-flagged records (the 220x side-stream kernel) are not wins in the projection.
+    void errorFlaggedRecordsAreNotWins()
+    {
+        if (!buildHasTraces()) QSKIP("this build does not read traces");
+        Project p;
+        p.records = {QStringLiteral(KWB_SOURCE_DATASETS "/evaluations")};
+        p.traces = {QStringLiteral(KWB_SOURCE_DATASETS "/traces/bert_infer.json.gz")};
+        const ProjectDataPtr data = loadProjectData(p);
+        QCOMPARE(data->workloads.size(), std::size_t(1));
+        const ProjectionSummary& pr = data->workloads.front().projection;
+        QVERIFY(pr.errorFlagged >= 1);
+        for (const auto& r : data->records->records) {
+            if (!kwb::hasErrorFlag(r) || !r.isCorrect()) continue;
+            const auto s = kwb::effectiveSpeedup(r);
+            if (s && *s > 100) QVERIFY(pr.s < *s); // the exploit's speedup is not the median of wins
+        }
+    }
+
+    // Issue 14: an incorrect record's speedup does not look like a valid one.
+    void incorrectSpeedupsLookDifferent()
+    {
+        kwb::RecordSet set;
+        for (auto outcome : {kwb::Outcome::Correct, kwb::Outcome::Incorrect}) {
+            kwb::EvalRecord r;
+            r.id = outcome == kwb::Outcome::Correct ? "ok" : "wrong";
+            r.outcome = outcome;
+            r.speedup = 12.5;
+            set.records.push_back(r);
+        }
+        RecordTableModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setData(makeProjectData(std::move(set)));
+        QCOMPARE(model.index(0, RecordTableModel::Speedup).data().toString(), QStringLiteral("12.500"));
+        QCOMPARE(model.index(1, RecordTableModel::Speedup).data().toString(), QStringLiteral("(12.500)"));
+        QVERIFY(model.index(1, RecordTableModel::Speedup).data(Qt::ToolTipRole).toString().contains(QStringLiteral("not correct")));
+        QVERIFY(model.index(1, RecordTableModel::Speedup).data(Qt::ForegroundRole).isValid());
+        QCOMPARE(model.index(1, RecordTableModel::Speedup).data(RecordTableModel::RawValueRole).toDouble(), 12.5);
+    }
+
+    // Issue 11: one sniffer for every input kind.
+    void inputKinds_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("kind");
+        QTest::addRow("native") << testData("records/good.jsonl") << "kwb-jsonl";
+        QTest::addRow("eval") << testData("kernelbench/runs/level1_v0_run/eval_results.json") << "kernelbench-eval";
+        QTest::addRow("problem") << testData("problems/relu.json") << "problem-spec";
+        QTest::addRow("kineto-gz") << QStringLiteral(KWB_SOURCE_DATASETS "/traces/bert_infer.json.gz") << "kineto-trace-gz";
+        QTest::addRow("project") << QStringLiteral(KWB_SOURCE_DATASETS "/default.kwbproject.json") << "project";
+        QTest::addRow("folder") << testData("records") << "folder";
+        QTest::addRow("missing") << testData("records/nope.jsonl") << "missing";
+        QTest::addRow("not-records") << testData("records/not_records.json") << "unknown";
+        QTest::addRow("baseline") << QStringLiteral(KWB_SHARED_DATA_DIR "/kernelbench/timing/H100_Modal/baseline_time_torch.json")
+                                  << "kernelbench-baseline";
+        QTest::addRow("leaderboard") << kwbuitest::leaderboardPath() << "leaderboard";
+    }
+
+    void inputKinds()
+    {
+        QFETCH(QString, path);
+        QFETCH(QString, kind);
+        if (kind != QLatin1String("missing") && !QFileInfo::exists(path)) QSKIP("fixture not on this machine");
+        QCOMPARE(QString::fromLatin1(kwb::inputKindName(sniffInput(path))), kind);
+    }
+
+    void inputKindsFromHeads()
+    {
+        using kwb::InputKind;
+        QCOMPARE(kwb::classifyInputHead("x.json", R"({"schemaVersion":1,"traceEvents":[)"), InputKind::KinetoTrace);
+        QCOMPARE(kwb::classifyInputHead("x.json.gz", R"({"deviceProperties":[)", true), InputKind::KinetoTraceGz);
+        QCOMPARE(kwb::classifyInputHead("t.sqlite", std::string_view("SQLite format 3\0xx", 18)), InputKind::NsysSqlite);
+        QCOMPARE(kwb::classifyInputHead("c.json", R"({ "schema": "kwb.candidate/1", "id": "x"})"), InputKind::CandidateSpec);
+        QCOMPARE(kwb::classifyInputHead("r.json", R"({"level1": {"1_Square": {}}})"), InputKind::KernelBenchBaseline);
+        QCOMPARE(kwb::classifyInputHead("runs.jsonl.gz", R"({"schema":"kwb.record/1"})", true), InputKind::NativeRecords);
+        QCOMPARE(kwb::classifyInputHead("e.json", "{}"), InputKind::KernelBenchEval);
+        QCOMPARE(kwb::classifyInputHead("e.json", "hello"), InputKind::Unknown);
+    }
+
+    // Issue 14: a baseline table alone loads 0 records; the project says what it pairs with.
+    void baselineAloneSaysWhatItPairsWith()
+    {
+        const QString baseline =
+            QStringLiteral(KWB_SHARED_DATA_DIR "/kernelbench/timing/H100_Modal/baseline_time_torch.json");
+        if (!QFileInfo::exists(baseline)) QSKIP("../shared/data has no baseline timing file");
+        Project p;
+        p.records = {baseline};
+        const ProjectDataPtr data = loadProjectData(p);
+        QCOMPARE(data->records->records.size(), std::size_t(0));
+        QVERIFY2(!data->messages.filter(QStringLiteral("eval_results.json")).isEmpty(),
+            qPrintable(data->messages.join(QLatin1Char('\n'))));
+        QVERIFY(data->messages.front().contains(QStringLiteral("baseline_time_torch.json")));
+        // With its eval results it is a join, not a warning.
+        p.records << testData("kernelbench/runs/level1_v0_run/eval_results.json");
+        QVERIFY(loadProjectData(p)->messages.filter(QStringLiteral("pairs with")).isEmpty());
+    }
+
+    // Issue 14: the shipped suite's problems map to the families their kernels belong to.
+    void problemFamilies_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::addColumn<QString>("family");
+        QTest::addRow("min_dim1") << "kb1_53_min_dim1" << "aten_reduce";
+        QTest::addRow("sum_dim1") << "kb1_47_sum_dim1" << "aten_reduce";
+        QTest::addRow("matvec") << "kb1_04_matvec" << "cublas_gemm";
+        QTest::addRow("tbe") << "dlrm_tbe_26_tables" << "aten_embedding";
+        QTest::addRow("relu") << "kb1_19_relu" << "aten_elementwise";
+        QTest::addRow("softmax") << "kb1_24_log_softmax" << "aten_softmax";
+        QTest::addRow("layernorm") << "kb1_40_layernorm" << "aten_norm";
+        QTest::addRow("cumsum") << "kb1_89_cumsum" << "aten_reduce";
+        QTest::addRow("mse") << "kb1_94_mse_loss" << "aten_loss";
+        QTest::addRow("embedding_bag") << "dlrm_embedding_bag_sum" << "aten_embedding";
+        QTest::addRow("kb_min_reduction") << "53_Min_reduction_over_a_dimension" << "aten_reduce";
+        QTest::addRow("kb_max_pool") << "42_Max_Pooling_2D" << "aten_pool";
+        QTest::addRow("kb_scalar_mult") << "5_Matrix_scalar_multiplication" << "aten_elementwise";
+        QTest::addRow("kb_matvec") << "4_Matrix_vector_multiplication_" << "cublas_gemm";
+        QTest::addRow("kb_conv") << "63_conv_standard_2D__square_input__square_kernel" << "cudnn_conv";
+    }
+
+    void problemFamilies()
+    {
+        QFETCH(QString, problem);
+        QFETCH(QString, family);
+        auto rules = kwb::RuleTable::loadDefault();
+        QVERIFY(rules.isOk());
+        QCOMPARE(QString::fromStdString(kwb::familyOfProblem(*rules, problem.toStdString())), family);
+    }
+
+    // Issue 14: leaderboard records get their problem names from KernelBench's files
+    // and so reach the projection's family mapping.
+    void leaderboardRecordsReachTheProjection()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        const QString kb = QStringLiteral(KWB_SHARED_DATA_DIR "/kernelbench/problems/v0/KernelBench");
+        if (!QFileInfo(kb).isDir()) QSKIP("../shared/data has no KernelBench problem files");
+        auto names = kwb::ProblemNames::scan(kb.toStdString());
+        QVERIFY2(names.isOk(), names.status().toString().c_str());
+        QCOMPARE(names->name(1, 40).value_or(""), std::string("40_LayerNorm"));
+        QVERIFY(names->size() >= 250);
+        auto missing = kwb::ProblemNames::scan(testData("records").toStdString());
+        QVERIFY(!missing.isOk());
+        QVERIFY(missing.status().toString().find("records") != std::string::npos);
+
+        Project p;
+        p.records = {kwbuitest::leaderboardPath()};
+        p.traces = {QStringLiteral(KWB_SOURCE_DATASETS "/traces/bert_infer.json.gz")};
+        qunsetenv("KWB_KERNELBENCH_DIR");
+        const ProjectDataPtr unnamed = loadProjectData(p);
+        QVERIFY2(!unnamed.get()->messages.filter(QStringLiteral("KernelBench Checkout")).isEmpty(),
+            qPrintable(unnamed->messages.join(QLatin1Char('\n'))));
+        qputenv("KWB_KERNELBENCH_DIR", QFile::encodeName(kb));
+        const ProjectDataPtr named = loadProjectData(p);
+        qunsetenv("KWB_KERNELBENCH_DIR");
+        QVERIFY(named->messages.filter(QStringLiteral("KernelBench Checkout")).isEmpty());
+        bool layerNorm = false;
+        for (const auto& r : *named->rows) layerNorm = layerNorm || r.problem == QLatin1String("L1/40_LayerNorm");
+        QVERIFY(layerNorm);
+        QCOMPARE(named->workloads.size(), std::size_t(1));
+        QCOMPARE(named->workloads.front().projection.matching, QStringLiteral("problem_families"));
+        QCOMPARE(unnamed->workloads.front().projection.matching, QStringLiteral("all records"));
+    }
+
     void recordModelUnderTester()
     {
         RecordTableModel model;
@@ -213,7 +429,28 @@ private Q_SLOTS:
         add("error-two", "error", 2, 1.0);
         auto data = makeProjectData(std::move(set));
         const std::vector<int> order = SuspiciousModel::rank(*data);
-        QCOMPARE(order, (std::vector<int>{3, 2, 0}));
+        // "none" carries no flag but claims 100x, above the 10x threshold: listed, after the flagged warning.
+        QCOMPARE(order, (std::vector<int>{3, 2, 0, 1}));
+        QVERIFY(data->suspiciousReasons.back().startsWith(QStringLiteral("unverified_claim: 100.00x")));
+    }
+
+    // Issue 14: the leaderboard's unverified claims above 10x (level 1, problem 12) are listed for review.
+    void unverifiedClaimsAreSuspicious()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        const ProjectDataPtr data = kwbuitest::loadRecords({kwbuitest::leaderboardPath()});
+        SuspiciousModel model;
+        QAbstractItemModelTester tester(&model);
+        model.setData(data);
+        int problem12 = 0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const int rec = model.index(row, 0).data(SuspiciousModel::RecordIndexRole).toInt();
+            const kwb::EvalRecord& r = data->records->records[static_cast<std::size_t>(rec)];
+            QVERIFY((*data->rows)[static_cast<std::size_t>(rec)].speedup > 10);
+            QCOMPARE(model.index(row, SuspiciousModel::Severity).data().toString(), QStringLiteral("unverified"));
+            if (r.problem.level == 1 && r.problem.id == 12) ++problem12;
+        }
+        QCOMPARE(problem12, 4);
     }
 
     void projectRoundTrip()
@@ -319,11 +556,11 @@ private Q_SLOTS:
         write(QStringLiteral("t.json"), "{\"schemaVersion\":1,\"traceEvents\":[]}");
         write(QStringLiteral("r.jsonl"), "{\"schema\":\"kwb.record/1\"}\n");
         write(QStringLiteral("p.json"), "{\"schema\":\"kwb.problem/1\"}");
-        QCOMPARE(classifyInput(d.filePath(QStringLiteral("a.kwbproject.json"))), InputKind::Project);
-        QCOMPARE(classifyInput(d.filePath(QStringLiteral("t.json"))), InputKind::Trace);
-        QCOMPARE(classifyInput(d.filePath(QStringLiteral("r.jsonl"))), InputKind::Records);
-        QCOMPARE(classifyInput(d.filePath(QStringLiteral("p.json"))), InputKind::ProblemSuite);
-        QCOMPARE(classifyInput(d.filePath(QStringLiteral("nope"))), InputKind::Missing);
+        QCOMPARE(classifyInput(d.filePath(QStringLiteral("a.kwbproject.json"))), InputRole::Project);
+        QCOMPARE(classifyInput(d.filePath(QStringLiteral("t.json"))), InputRole::Trace);
+        QCOMPARE(classifyInput(d.filePath(QStringLiteral("r.jsonl"))), InputRole::Records);
+        QCOMPARE(classifyInput(d.filePath(QStringLiteral("p.json"))), InputRole::ProblemSuite);
+        QCOMPARE(classifyInput(d.filePath(QStringLiteral("nope"))), InputRole::Missing);
         Project p;
         QStringList messages;
         const QStringList projects = addInputs(p,

@@ -1,6 +1,14 @@
 // Views rendered offscreen and checked for content; every export format;
 // the main window's load, pick and save paths.
+#include <QBarCategoryAxis>
 #include <QChart>
+#include <QScatterSeries>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSplitter>
 #include <QChartView>
 #include <QMimeData>
 #include <QSettings>
@@ -10,12 +18,14 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "charts/figure_style.h"
 #include "charts/heatmap_renderer.h"
 #include "charts/workload_charts.h"
 #include "export/figure_exporter.h"
 #include "export/figure_set.h"
 #include "main_window.h"
 #include "models/record_filter_proxy.h"
+#include "models/record_table_model.h"
 #include "models/suspicious_model.h"
 #include "models/top_kernels_model.h"
 #include "project/project_loader.h"
@@ -69,6 +79,299 @@ bool waitIdle(FigureView& v)
 class TstUiViews : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase()
+    {
+        const QString config = kwbuitest::isolateSettings("tst_ui_views");
+        QVERIFY2(QSettings().fileName().startsWith(config), qPrintable(QSettings().fileName()));
+    }
+
+    // Issue 14: File → Open adds an input without re-reading the traces or
+    // dropping what the user set up (search, chart, grouping, workload, sort).
+    void openKeepsTheUsersStateAndTheTraces()
+    {
+        if (!buildHasTraces()) QSKIP("this build does not read traces");
+        MainWindow window;
+        window.resize(1200, 800);
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        Project p;
+        p.records = {QStringLiteral(KWB_SOURCE_DATASETS "/evaluations")};
+        p.traces = {QStringLiteral(KWB_SOURCE_DATASETS "/traces")};
+        window.loadProject(p);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QVERIFY(window.waitUntilIdle(30000));
+        const ProjectDataPtr before = window.projectData();
+        QVERIFY(before->workloads.size() >= 2);
+        QVERIFY(!before->knownTraces.empty());
+
+        RecordFilter f;
+        f.search = QStringLiteral("relu");
+        window.recordsView()->setFilter(f);
+        window.recordsView()->table()->sortByColumn(RecordTableModel::Speedup, Qt::DescendingOrder);
+        window.distributionsView()->setKind(DistributionKind::Box);
+        window.distributionsView()->setGroupBy(QStringLiteral("problem"));
+        window.workloadsView()->selectWorkload(1);
+        const QString workload = window.workloadsView()->currentWorkloadName();
+        QVERIFY(window.waitUntilIdle(30000));
+
+        window.openPaths({testData("records/good.jsonl")});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 60000);
+        QVERIFY(window.waitUntilIdle(30000));
+        const ProjectDataPtr after = window.projectData();
+        QCOMPARE(after->records->records.size(), before->records->records.size() + 3);
+        QCOMPARE(window.recordsView()->filter().search, QStringLiteral("relu"));
+        QCOMPARE(window.distributionsView()->kind(), DistributionKind::Box);
+        QCOMPARE(window.distributionsView()->groupBy(), QStringLiteral("problem"));
+        QCOMPARE(window.workloadsView()->currentWorkloadName(), workload);
+        // The traces were not read again: the same breakdowns, with projections over the new records.
+        QCOMPARE(after->knownTraces.size(), before->knownTraces.size());
+        for (std::size_t i = 0; i < after->knownTraces.size(); ++i)
+            QCOMPARE(after->knownTraces[i].breakdown.get(), before->knownTraces[i].breakdown.get());
+        QVERIFY(after->workloads.front().projection.available);
+        // The sort arrow and the rows agree: descending speedups.
+        auto* proxy = window.recordsView()->proxy();
+        QCOMPARE(window.recordsView()->table()->horizontalHeader()->sortIndicatorSection(), int(RecordTableModel::Speedup));
+        QVERIFY(proxy->rowCount() >= 2);
+        double last = std::numeric_limits<double>::infinity();
+        for (int r = 0; r < proxy->rowCount(); ++r) {
+            const double v = proxy->index(r, RecordTableModel::Speedup).data(RecordTableModel::RawValueRole).toDouble();
+            if (std::isnan(v)) continue;
+            QVERIFY2(v <= last, qPrintable(QStringLiteral("row %1: %2 after %3").arg(r).arg(v).arg(last)));
+            last = v;
+        }
+        // Removing the input again re-reads nothing either.
+        window.removeInput(QFileInfo(testData("records/good.jsonl")).absoluteFilePath());
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 3, 60000);
+        QCOMPARE(window.projectData()->records->records.size(), before->records->records.size());
+        QCOMPARE(window.projectData()->knownTraces.front().breakdown.get(), before->knownTraces.front().breakdown.get());
+    }
+
+    // Issue 14: a cancelled load leaves the project as it was, so Save does not write the cancelled file.
+    void cancelledInputsStayOutOfTheProject()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        MainWindow window;
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        window.openPaths({testData("records/good.jsonl")});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+        window.openPaths({kwbuitest::leaderboardPath()});
+        window.cancelLoad();
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 30000);
+        if (window.projectData()->records->records.size() != 3) QSKIP("the load finished before the cancel reached it");
+        QCOMPARE(window.currentProject().records, QStringList{testData("records/good.jsonl")});
+    }
+
+    // Issue 14: a missing path given on the command line is said after the load, not cleared by it.
+    void missingPathMessageSurvivesTheLoad()
+    {
+        MainWindow window;
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        const QString nope = testData("records/does_not_exist.jsonl");
+        window.openPaths({nope, testData("records/good.jsonl")});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30000);
+        QVERIFY2(!window.messages().filter(QStringLiteral("does_not_exist.jsonl: no such file")).isEmpty(),
+            qPrintable(window.messages().join(QLatin1Char('\n'))));
+        auto* log = window.findChild<QPlainTextEdit*>(QStringLiteral("messagesLog"));
+        QVERIFY(log);
+        QVERIFY(log->toPlainText().contains(QStringLiteral("does_not_exist.jsonl")));
+    }
+
+    // Issue 14: Save never overwrites the shipped default project; the title marks
+    // unsaved changes; closing with them asks.
+    void shippedProjectModifiedMarkerAndQuit()
+    {
+        MainWindow window;
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        Project def;
+        QString error;
+        QVERIFY2(MainWindow::defaultProject(&def, &error), qPrintable(error));
+        QVERIFY(MainWindow::isShippedProject(def.path));
+        QFile shipped(def.path);
+        QVERIFY(shipped.open(QIODevice::ReadOnly));
+        const QByteArray original = shipped.readAll();
+        shipped.close();
+        window.loadProject(def);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QVERIFY(window.waitUntilIdle(30000));
+        QVERIFY2(!window.isModified(), qPrintable(QString::fromUtf8(projectToJson(window.currentProject(), def.path))));
+        QVERIFY(window.windowTitle().contains(QStringLiteral("[*]")));
+        QVERIFY(!window.isWindowModified());
+
+        window.openPaths({testData("records/good.jsonl")});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 60000);
+        QVERIFY(window.isModified());
+        QVERIFY(window.isWindowModified());
+
+        // Ctrl+Q with unsaved inputs asks; Cancel keeps the window open.
+        int asked = 0;
+        window.setUnsavedChangesPrompt([&asked](MainWindow*) {
+            ++asked;
+            return QMessageBox::Cancel;
+        });
+        window.show();
+        QVERIFY(!window.close());
+        QCOMPARE(asked, 1);
+        QVERIFY(window.isVisible());
+
+        // Save writes elsewhere (here: the path the dialog would return) and never the shipped file.
+        QTemporaryDir dir;
+        const QString mine = dir.filePath(QStringLiteral("mine.kwbproject.json"));
+        QVERIFY(window.save(mine));
+        QVERIFY(QFileInfo::exists(mine));
+        QVERIFY(shipped.open(QIODevice::ReadOnly));
+        QCOMPARE(shipped.readAll(), original);
+        QVERIFY(!window.isModified());
+        QVERIFY(window.close());
+        QCOMPARE(asked, 1);
+    }
+
+    // Issue 14: tab shortcuts, Ctrl+F, Help/About and the window layout kept between sessions.
+    void shortcutsHelpAndSavedLayout()
+    {
+        {
+            MainWindow window;
+            window.show();
+            QAction* second = nullptr;
+            QAction* find = nullptr;
+            bool about = false;
+            for (QAction* a : window.findChildren<QAction*>()) {
+                if (a->shortcut() == QKeySequence(QStringLiteral("Ctrl+2"))) second = a;
+                if (a->shortcut() == QKeySequence(QKeySequence::Find)) find = a;
+                about = about || a->text().contains(QStringLiteral("About Kernel Workbench"));
+            }
+            QVERIFY(second && find && about);
+            second->trigger();
+            QCOMPARE(window.currentView()->viewName(), QStringLiteral("distributions"));
+            find->trigger();
+            QCOMPARE(window.currentView()->viewName(), QStringLiteral("records"));
+            window.resize(1111, 777);
+            auto* split = window.findChild<QSplitter*>(QStringLiteral("recordsSplit"));
+            QVERIFY(split);
+            split->setSizes({100, 500});
+            QVERIFY(window.close());
+        }
+        MainWindow again;
+        QCOMPARE(again.size(), QSize(1111, 777));
+        QVERIFY(!QSettings().value(QStringLiteral("splitters/recordsSplit")).toByteArray().isEmpty());
+        QSettings().remove(QStringLiteral("window"));
+        QSettings().remove(QStringLiteral("splitters"));
+    }
+
+    // Issue 14: error-flagged "correct" records (the 220x side-stream kernel) are no speedups in the
+    // distributions unless asked for, and the view says the Records filters do not apply.
+    void distributionsLeaveErrorFlaggedOut()
+    {
+        DistributionsView view;
+        Project p;
+        p.records = {QStringLiteral(KWB_SOURCE_DATASETS "/evaluations")};
+        view.setProjectData(loadProjectData(p));
+        view.setGroupBy(QString());
+        QVERIFY(waitIdle(view));
+        const double maxWithout = view.distribution().maxSpeedup;
+        const std::size_t without = view.distribution().timedRecords;
+        QVERIFY(view.distribution().errorFlaggedLeftOut >= 1);
+        QVERIFY2(view.summaryText().contains(QStringLiteral("error-flagged")), qPrintable(view.summaryText()));
+        QVERIFY(view.summaryText().contains(QStringLiteral("Records filters do not apply")));
+        QVERIFY(maxWithout < 200);
+        view.setCountErrorFlagged(true);
+        QVERIFY(waitIdle(view));
+        QCOMPARE(view.distribution().errorFlaggedLeftOut, std::size_t(0));
+        QVERIFY(view.distribution().timedRecords > without);
+        QVERIFY(view.distribution().maxSpeedup > 200);
+    }
+
+    // Issue 14: copy selected rows as TSV or Markdown, export the filtered table as CSV.
+    void copyRowsAndExportCsv()
+    {
+        RecordsView view;
+        view.setProjectData(kwbuitest::loadRecords({testData("records/good.jsonl")}));
+        view.table()->selectRow(0);
+        const QString tsv = view.selectedRowsText(false);
+        QStringList lines = tsv.trimmed().split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 2);
+        QVERIFY(lines[0].startsWith(QStringLiteral("Record\tModel")));
+        QVERIFY(lines[1].startsWith(view.proxy()->index(0, 0).data().toString() + QLatin1Char('\t')));
+        const QString md = view.selectedRowsText(true);
+        QVERIFY(md.startsWith(QStringLiteral("| Record | Model")));
+        QVERIFY(md.contains(QStringLiteral("| --- |")));
+        RecordFilter f;
+        f.search = view.proxy()->index(0, 0).data().toString();
+        view.setFilter(f);
+        QTRY_COMPARE(view.proxy()->rowCount(), 1);
+        QTemporaryDir dir;
+        QString error;
+        const QString csv = dir.filePath(QStringLiteral("t.csv"));
+        QVERIFY2(view.exportCsv(csv, &error), qPrintable(error));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll().count("\r\n"), 2); // the header and the one filtered row
+        QVERIFY(!view.exportCsv(dir.filePath(QStringLiteral("no/such/dir/t.csv")), &error));
+        QVERIFY(error.contains(QStringLiteral("t.csv")));
+    }
+
+    // Issue 14: box whiskers on log speedups, outliers drawn, n per box; a serif figure font.
+    void boxPlotOutliersAndSerifFont()
+    {
+        DistributionsView view;
+        view.resize(900, 600);
+        Project p;
+        p.records = {QStringLiteral(KWB_SOURCE_DATASETS "/evaluations")};
+        view.setProjectData(loadProjectData(p));
+        view.setCountErrorFlagged(true);
+        view.setGroupBy(QString());
+        view.setKind(DistributionKind::Box);
+        QVERIFY(waitIdle(view));
+        const auto& g = view.distribution().groups.front();
+        QVERIFY(!g.outliers.empty());
+        QVERIFY(g.outliers.back() > 200); // the side-stream and cached-output claims
+        QScatterSeries* points = nullptr;
+        for (auto* s : view.chartView()->chart()->series())
+            if (auto* sc = qobject_cast<QScatterSeries*>(s)) points = sc;
+        QVERIFY(points);
+        QCOMPARE(points->count(), static_cast<int>(g.outliers.size()));
+        auto* axis = qobject_cast<QBarCategoryAxis*>(view.chartView()->chart()->axes(Qt::Horizontal).front());
+        QVERIFY(axis);
+        QVERIFY2(axis->categories().front().contains(QStringLiteral("(n=%1)").arg(g.speedups.size())),
+            qPrintable(axis->categories().front()));
+
+        QVERIFY(!FigureStyle::serif());
+        FigureStyle::setSerif(true);
+        QCOMPARE(FigureStyle::fromPoints(9, 10, 1).font.family(), QStringLiteral("DejaVu Serif"));
+        FigureStyle::setSerif(false);
+        QCOMPARE(FigureStyle::fromPoints(9, 10, 1).font.family(), QStringLiteral("DejaVu Sans"));
+    }
+
+    // Issue 14: a field typed into the editable "Group by" box is applied.
+    void groupByTakesTypedText()
+    {
+        DistributionsView view;
+        view.setProjectData(kwbuitest::loadRecords({testData("records/good.jsonl")}));
+        auto* box = view.findChildren<QComboBox*>().at(1);
+        QVERIFY(box->isEditable());
+        box->lineEdit()->selectAll();
+        QTest::keyClicks(box->lineEdit(), QStringLiteral("sample")); // a field not in the list
+        QTest::keyClick(box->lineEdit(), Qt::Key_Return);
+        QCOMPARE(view.groupBy(), QStringLiteral("sample"));
+        QVERIFY(waitIdle(view));
+        QVERIFY(view.distribution().groups.size() >= 1);
+    }
+
+    // Issue 14: selecting a record that a search then hides clears its details.
+    void detailsFollowTheFilter()
+    {
+        RecordsView view;
+        view.resize(1000, 700);
+        view.setProjectData(kwbuitest::loadRecords({testData("records/good.jsonl")}));
+        view.selectRecord(0);
+        const QString id = (*view.model()->projectData()->rows)[0].id;
+        QVERIFY(view.detailHtml().contains(id));
+        RecordFilter f;
+        f.search = QStringLiteral("no-record-matches-this");
+        view.setFilter(f);
+        QTRY_COMPARE(view.proxy()->rowCount(), 0);
+        QTRY_VERIFY(!view.detailHtml().contains(id));
+        QCOMPARE(view.shownRecord(), -1);
+    }
+
     void recordsViewShowsDetailAndSource()
     {
         RecordsView view;
@@ -459,8 +762,6 @@ private Q_SLOTS:
 
     void dropAndRecentFiles()
     {
-        QCoreApplication::setOrganizationName(QStringLiteral("KernelWorkbenchTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_ui_views"));
         QSettings().remove(QStringLiteral("recentFiles"));
         MainWindow window;
         QSignalSpy loaded(&window, &MainWindow::projectLoaded);

@@ -2,7 +2,10 @@
 // Helpers shared by the ui tests.
 #include <QColor>
 #include <QImage>
+#include <QCoreApplication>
+#include <QSettings>
 #include <QString>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <string>
@@ -11,6 +14,19 @@
 #include "records/record_loader.h"
 
 namespace kwbuitest {
+
+// Keeps a test's settings (recent files, the KernelBench checkout) out of the
+// user's configuration: a private, temporary XDG_CONFIG_HOME (Qt's test mode
+// would still write below the home folder) and an organisation of its own.
+// Call first in initTestCase(), before anything opens QSettings; returns the folder.
+inline QString isolateSettings(const char* application)
+{
+    static QTemporaryDir config;
+    qputenv("XDG_CONFIG_HOME", QFile::encodeName(config.path()));
+    QCoreApplication::setOrganizationName(QStringLiteral("KernelWorkbenchTests"));
+    QCoreApplication::setApplicationName(QLatin1String(application));
+    return config.path();
+}
 
 inline QString testData(const char* relative)
 {

@@ -4,6 +4,7 @@
 #include <QBarCategoryAxis>
 #include <QBoxPlotSeries>
 #include <QBoxSet>
+#include <QScatterSeries>
 #include <QChart>
 #include <QGraphicsLayout>
 #include <QLegendMarker>
@@ -251,9 +252,16 @@ QChart* boxChart(const DistributionData& data, const FigureStyle& style)
     auto* series = new QBoxPlotSeries;
     series->setProperty(kGroupProperty, 0);
     QStringList categories;
+    // Outliers as points over their box: the claims a box plot exists to show.
+    auto* outliers = new QScatterSeries;
+    outliers->setName(QObject::tr("outliers"));
+    outliers->setMarkerSize(std::max(4.0, 3.0 * style.lineWidth));
+    outliers->setColor(style.foreground);
+    outliers->setBorderColor(style.foreground);
     for (std::size_t g = 0; g < data.groups.size(); ++g) {
         const auto& grp = data.groups[g];
         if (grp.speedups.empty()) continue;
+        for (double v : grp.outliers) outliers->append(static_cast<double>(categories.size()), v);
         auto* set = new QBoxSet(grp.whiskerLow, grp.q1, grp.median, grp.q3, grp.whiskerHigh, grp.name);
         QColor fill = style.color(static_cast<int>(g));
         QPen pen(fill);
@@ -263,13 +271,17 @@ QChart* boxChart(const DistributionData& data, const FigureStyle& style)
         set->setBrush(fill);
         set->setProperty(kGroupProperty, static_cast<int>(g));
         series->append(set);
-        categories << grp.name;
+        // n per box: a box of 3 records looks as sure as one of 300.
+        categories << grp.name + QStringLiteral(" (n=%1)").arg(grp.speedups.size());
     }
     x->append(categories);
     series->setBoxWidth(0.6);
     chart->addSeries(series);
     series->attachAxis(x);
     series->attachAxis(y);
+    chart->addSeries(outliers);
+    outliers->attachAxis(x);
+    outliers->attachAxis(y);
     chart->legend()->setVisible(false);
     return chart;
 }

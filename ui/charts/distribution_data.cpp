@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <numeric>
+
+#include "analysis/projection_report.h"
 
 namespace kwb::ui {
 
@@ -30,7 +33,7 @@ std::vector<int> DistributionData::recordsFasterThan(int group, double p) const
 }
 
 DistributionData computeDistribution(const RecordSet& set, const QString& groupField, const std::vector<int>* subset,
-    int maxGroups)
+    int maxGroups, bool countErrorFlagged)
 {
     DistributionData data;
     data.groupField = groupField;
@@ -74,8 +77,17 @@ DistributionData computeDistribution(const RecordSet& set, const QString& groupF
         std::vector<std::pair<double, int>> timed;
         std::vector<const EvalRecord*> ptrs;
         ptrs.reserve(indexes.size());
+        // fast_p reads outcomes: an error-flagged "correct" record enters it as an incorrect copy.
+        std::deque<EvalRecord> demoted;
         for (int i : indexes) {
             const EvalRecord& r = set.records[static_cast<std::size_t>(i)];
+            if (!countErrorFlagged && r.isCorrect() && hasErrorFlag(r)) {
+                demoted.push_back(r);
+                demoted.back().outcome = Outcome::Incorrect;
+                ptrs.push_back(&demoted.back());
+                ++data.errorFlaggedLeftOut;
+                continue;
+            }
             ptrs.push_back(&r);
             if (!r.isCorrect()) continue;
             auto s = effectiveSpeedup(r);
@@ -92,11 +104,17 @@ DistributionData computeDistribution(const RecordSet& set, const QString& groupF
             g.q1 = quantile(g.speedups, 0.25).value_or(0);
             g.median = quantile(g.speedups, 0.5).value_or(0);
             g.q3 = quantile(g.speedups, 0.75).value_or(0);
-            const double iqr = g.q3 - g.q1;
-            const double lo = g.q1 - 1.5 * iqr;
-            const double hi = g.q3 + 1.5 * iqr;
+            // Whiskers at 1.5 IQR of the log speedups, since the axis is logarithmic: on raw
+            // ratios every claim above about 2x fell inside the upper whisker.
+            const double lq1 = std::log(g.q1);
+            const double lq3 = std::log(g.q3);
+            const double liqr = lq3 - lq1;
+            const double lo = std::exp(lq1 - 1.5 * liqr);
+            const double hi = std::exp(lq3 + 1.5 * liqr);
             g.whiskerLow = *std::lower_bound(g.speedups.begin(), g.speedups.end(), lo);
             g.whiskerHigh = *(std::upper_bound(g.speedups.begin(), g.speedups.end(), hi) - 1);
+            for (double v : g.speedups)
+                if (v < g.whiskerLow || v > g.whiskerHigh) g.outliers.push_back(v);
             data.timedRecords += g.speedups.size();
             if (first) {
                 data.minSpeedup = g.speedups.front();

@@ -17,7 +17,8 @@ struct DistributionGroup {
     std::vector<int> recordIndex;  // parallel to speedups: index into RecordSet::records
     std::vector<int> allRecords;   // every record of the group (fast_p's denominator)
     FastPCurve fastP;
-    double q1 = 0, median = 0, q3 = 0, whiskerLow = 0, whiskerHigh = 0; // box plot (1.5 IQR whiskers)
+    double q1 = 0, median = 0, q3 = 0, whiskerLow = 0, whiskerHigh = 0; // box plot (1.5 IQR of log speedup)
+    std::vector<double> outliers; // speedups beyond the whiskers, ascending
 };
 
 struct DistributionData {
@@ -26,6 +27,7 @@ struct DistributionData {
     double minSpeedup = 0; // over all groups; 0 when no speedups
     double maxSpeedup = 0;
     std::size_t timedRecords = 0;
+    std::size_t errorFlaggedLeftOut = 0; // "correct" records with an error flag, counted as not correct
 
     bool empty() const { return timedRecords == 0; }
     // Records of a group with speedup in [lo, hi).
@@ -38,10 +40,12 @@ struct DistributionData {
 // flagged, or any top-level field); an empty field puts everything in one
 // group. `subset` restricts to those record indexes (nullptr: all). Beyond
 // maxGroups groups (one colour each in the palette), the smallest are merged
-// into one "other (N groups)" group, listed last.
+// into one "other (N groups)" group, listed last. A record whose verification
+// raised an error flag (the kernel cannot have done the work) counts as not
+// correct unless countErrorFlagged: it is no speedup and no fast_p win.
 inline constexpr int kMaxDistributionGroups = 8;
 DistributionData computeDistribution(const RecordSet& set, const QString& groupField,
-    const std::vector<int>* subset = nullptr, int maxGroups = kMaxDistributionGroups);
+    const std::vector<int>* subset = nullptr, int maxGroups = kMaxDistributionGroups, bool countErrorFlagged = false);
 
 // Log-spaced histogram bins over the data's range.
 struct LogHistogram {

@@ -50,11 +50,25 @@ const QList<QRgb>& viridisTable()
     return table;
 }
 
+namespace {
+bool g_serif = false;
+} // namespace
+
+void FigureStyle::setSerif(bool serif)
+{
+    g_serif = serif;
+}
+
+bool FigureStyle::serif()
+{
+    return g_serif;
+}
+
 FigureStyle FigureStyle::fromPoints(double fontPt, double titlePt, double lineWidthPt)
 {
     FigureStyle s;
-    QFont base(QStringLiteral("DejaVu Sans"));
-    base.setStyleHint(QFont::SansSerif);
+    QFont base(g_serif ? QStringLiteral("DejaVu Serif") : QStringLiteral("DejaVu Sans"));
+    base.setStyleHint(g_serif ? QFont::Serif : QFont::SansSerif);
     s.font = base;
     s.font.setPixelSize(std::max(1, static_cast<int>(std::lround(fontPt * kLayoutDpi / 72.0))));
     s.titleFont = base;

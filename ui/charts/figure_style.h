@@ -34,6 +34,11 @@ struct FigureStyle {
     // not depend on the screen's DPI.
     static FigureStyle fromPoints(double fontPt, double titlePt, double lineWidthPt);
     static FigureStyle screen();
+
+    // Serif figure text (DejaVu Serif) to sit beside a LaTeX paper's body text;
+    // sans serif (DejaVu Sans) by default. Process-wide; main thread.
+    static void setSerif(bool serif);
+    static bool serif();
 };
 
 } // namespace kwb::ui

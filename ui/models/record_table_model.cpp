@@ -140,7 +140,11 @@ QVariant RecordTableModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case Level: return r.level < 0 ? QString() : QString::number(r.level);
-        case Speedup: return formatNumber(r.speedup, 3);
+        // A speedup of a kernel that is not correct is no speedup: shown in brackets, greyed.
+        case Speedup:
+            return r.status == QLatin1String("correct") || std::isnan(r.speedup)
+                ? formatNumber(r.speedup, 3)
+                : QLatin1Char('(') + formatNumber(r.speedup, 3) + QLatin1Char(')');
         case CandidateMs: return formatNumber(r.candidateMs, 4);
         case BaselineMs: return formatNumber(r.baselineMs, 4);
         case Flags: return r.flags;
@@ -153,6 +157,10 @@ QVariant RecordTableModel::data(const QModelIndex& index, int role) const
                 reasons << QString::fromStdString(f.code) + QLatin1String(": ") + QString::fromStdString(f.reason);
             return reasons.join(QLatin1Char('\n'));
         }
+        if (index.column() == Speedup && !std::isnan(r.speedup) && r.status != QLatin1String("correct"))
+            return tr("%1: a speedup of an output that is not correct does not count").arg(r.status);
+        if (index.column() == BaselineMs && !r.baselineName.isEmpty())
+            return tr("%1, the baseline the speedup is over").arg(r.baselineName);
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == Level || index.column() == Speedup || index.column() == CandidateMs ||
@@ -161,6 +169,7 @@ QVariant RecordTableModel::data(const QModelIndex& index, int role) const
         return {};
     case Qt::ForegroundRole:
         if (index.column() == Flags && r.severity >= 3) return QBrush(QColor(0xD5, 0x5E, 0x00));
+        if (index.column() == Speedup && r.status != QLatin1String("correct")) return QBrush(QColor(0x99, 0x99, 0x99));
         return {};
     case RawValueRole: return rawValue(r, index.column());
     case RecordIndexRole: return recordIndex(index.row());

@@ -30,11 +30,13 @@ std::vector<int> SuspiciousModel::rank(const ProjectData& data)
     std::vector<int> order;
     const auto& rows = *data.rows;
     for (std::size_t i = 0; i < rows.size(); ++i)
-        if (rows[i].flagCount > 0) order.push_back(static_cast<int>(i));
-    std::stable_sort(order.begin(), order.end(), [&rows](int a, int b) {
+        if (rows[i].flagCount > 0 || rows[i].unverifiedClaim) order.push_back(static_cast<int>(i));
+    // An unverified claim ranks with warnings: nothing says it is wrong, nothing says it is right.
+    auto severity = [](const RecordRow& r) { return r.unverifiedClaim ? 2 : r.severity; };
+    std::stable_sort(order.begin(), order.end(), [&rows, &severity](int a, int b) {
         const RecordRow& x = rows[static_cast<std::size_t>(a)];
         const RecordRow& y = rows[static_cast<std::size_t>(b)];
-        if (x.severity != y.severity) return x.severity > y.severity;
+        if (severity(x) != severity(y)) return severity(x) > severity(y);
         if (x.flagCount != y.flagCount) return x.flagCount > y.flagCount;
         const double sx = std::isnan(x.speedup) ? -1 : x.speedup;
         const double sy = std::isnan(y.speedup) ? -1 : y.speedup;
@@ -84,7 +86,7 @@ QVariant SuspiciousModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case Rank: return index.row() + 1;
         case Speedup: return std::isnan(r.speedup) ? QString() : QString::number(r.speedup, 'f', 2);
-        case Severity: return severityName(r.severity);
+        case Severity: return r.unverifiedClaim ? tr("unverified") : severityName(r.severity);
         default: return rawValue(index.row(), index.column());
         }
     case Qt::ToolTipRole:

@@ -2,40 +2,13 @@
 
 #include <QDir>
 #include <QDirIterator>
-#include <QFile>
 #include <QFileInfo>
 
 namespace kwb::ui {
 
 namespace {
 
-QByteArray head(const QString& path, qint64 bytes = 4096)
-{
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return f.read(bytes);
-}
-
-bool isTraceFile(const QString& path)
-{
-    const QString name = QFileInfo(path).fileName().toLower();
-    if (name.endsWith(QLatin1String(".sqlite")) || name.endsWith(QLatin1String(".pt.trace.json")) ||
-        name.endsWith(QLatin1String(".pt.trace.json.gz")))
-        return true;
-    const QByteArray h = head(path);
-    if (h.startsWith("SQLite format 3")) return true;
-    // Compressed: record files say so in their name (*.jsonl.gz); other .json.gz files are traces.
-    if (h.startsWith("\x1f\x8b")) return !name.endsWith(QLatin1String(".jsonl.gz"));
-    return h.contains("\"traceEvents\"") || h.contains("\"schemaVersion\"") || h.contains("\"deviceProperties\"");
-}
-
-bool isSpecFile(const QString& path)
-{
-    const QByteArray h = head(path);
-    return h.contains("kwb.problem/1") || h.contains("kwb.candidate/1");
-}
-
-InputKind classifyFolder(const QString& path)
+InputRole classifyFolder(const QString& path)
 {
     int traces = 0;
     int specs = 0;
@@ -44,34 +17,45 @@ InputKind classifyFolder(const QString& path)
                               QStringLiteral("*.sqlite")},
         QDir::Files, QDirIterator::Subdirectories);
     for (int n = 0; it.hasNext() && n < 50; ++n) {
-        const QString f = it.next();
-        if (isTraceFile(f)) ++traces;
-        else if (isSpecFile(f)) ++specs;
+        const kwb::InputKind kind = sniffInput(it.next());
+        if (isTraceKind(kind)) ++traces;
+        else if (isSpecKind(kind)) ++specs;
         else ++others;
     }
-    if (traces > others && traces >= specs) return InputKind::Trace;
-    if (specs > others) return InputKind::ProblemSuite;
-    return InputKind::Records;
+    if (traces > others && traces >= specs) return InputRole::Trace;
+    if (specs > others) return InputRole::ProblemSuite;
+    return InputRole::Records;
 }
 
 } // namespace
 
-bool looksLikeTrace(const QString& path)
+kwb::InputKind sniffInput(const QString& path)
 {
-    return isTraceFile(path);
+    return sniffInputKind(QFile::encodeName(path).toStdString());
 }
 
-InputKind classifyInput(const QString& path)
+InputRole roleOfKind(kwb::InputKind kind)
 {
-    const QFileInfo info(path);
-    if (!info.exists()) return InputKind::Missing;
-    if (info.isDir()) return classifyFolder(path);
-    const QString name = info.fileName().toLower();
-    if (name.endsWith(QLatin1String(".kwbproject.json")) || head(path, 512).contains("kwb.project/1"))
-        return InputKind::Project;
-    if (isTraceFile(path)) return InputKind::Trace;
-    if (isSpecFile(path)) return InputKind::ProblemSuite;
-    return InputKind::Records;
+    if (isRecordKind(kind)) return InputRole::Records;
+    if (isTraceKind(kind)) return InputRole::Trace;
+    if (isSpecKind(kind)) return InputRole::ProblemSuite;
+    switch (kind) {
+    case kwb::InputKind::Project: return InputRole::Project;
+    case kwb::InputKind::Missing: return InputRole::Missing;
+    default: return InputRole::Unknown;
+    }
+}
+
+bool looksLikeTrace(const QString& path)
+{
+    return isTraceKind(sniffInput(path));
+}
+
+InputRole classifyInput(const QString& path)
+{
+    const kwb::InputKind kind = sniffInput(path);
+    if (kind == kwb::InputKind::Folder) return classifyFolder(path);
+    return roleOfKind(kind);
 }
 
 QStringList addInputs(Project& project, const QStringList& paths, QStringList* messages)
@@ -79,6 +63,9 @@ QStringList addInputs(Project& project, const QStringList& paths, QStringList* m
     QStringList projects;
     auto addUnique = [](QStringList& list, const QString& p) {
         if (!list.contains(p)) list << p;
+    };
+    auto note = [messages](const QString& m) {
+        if (messages) *messages << m;
     };
     for (const auto& raw : paths) {
         const QString path = QDir::cleanPath(QFileInfo(raw).absoluteFilePath());
@@ -97,13 +84,16 @@ QStringList addInputs(Project& project, const QStringList& paths, QStringList* m
             }
             if (split) continue;
         }
-        switch (classifyInput(path)) {
-        case InputKind::Records: addUnique(project.records, path); break;
-        case InputKind::Trace: addUnique(project.traces, path); break;
-        case InputKind::ProblemSuite: addUnique(project.problems, path); break;
-        case InputKind::Project: projects << path; break;
-        case InputKind::Missing:
-            if (messages) *messages << path + QLatin1String(": no such file or folder");
+        const kwb::InputKind kind = sniffInput(path);
+        switch (kind == kwb::InputKind::Folder ? classifyFolder(path) : roleOfKind(kind)) {
+        case InputRole::Records: addUnique(project.records, path); break;
+        case InputRole::Trace: addUnique(project.traces, path); break;
+        case InputRole::ProblemSuite: addUnique(project.problems, path); break;
+        case InputRole::Project: projects << path; break;
+        case InputRole::Missing: note(path + QLatin1String(": no such file or folder")); break;
+        case InputRole::Unknown:
+            // The record loader names what it expected, with the position.
+            addUnique(project.records, path);
             break;
         }
     }

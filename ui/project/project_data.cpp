@@ -6,8 +6,14 @@
 
 #include "analysis/statistics.h"
 #include "models/suspicious_model.h"
+#include "rerun/flags.h"
 
 namespace kwb::ui {
+
+double unverifiedClaimThreshold()
+{
+    return FlagThresholds{}.excessiveSpeedup;
+}
 
 int severityRank(const std::string& severity)
 {
@@ -31,14 +37,21 @@ std::vector<RecordRow> buildRecordRows(const RecordSet& set)
         row.level = r.problem.level.value_or(-1);
         if (auto s = effectiveSpeedup(r)) row.speedup = *s;
         if (auto c = r.candidate.centralMs()) row.candidateMs = *c;
-        if (!r.baselines.empty())
-            if (auto b = r.baselines.front().stats.centralMs()) row.baselineMs = *b;
+        // The baseline the speedup is over (leaderboard rows list torch.compile first, but
+        // their speedup is over eager): the column must divide to the speedup beside it.
+        const Baseline* base = r.speedupBaseline.empty() ? nullptr : r.findBaseline(r.speedupBaseline);
+        if (!base && !r.baselines.empty()) base = &r.baselines.front();
+        if (base) {
+            row.baselineName = QString::fromStdString(base->name);
+            if (auto b = base->stats.centralMs()) row.baselineMs = *b;
+        }
         QStringList codes;
         for (const auto& f : r.verification.flags) {
             codes << QString::fromStdString(f.code);
             row.severity = std::max(row.severity, severityRank(f.severity));
         }
         row.flagCount = static_cast<int>(r.verification.flags.size());
+        row.unverifiedClaim = row.flagCount == 0 && r.isCorrect() && row.speedup > unverifiedClaimThreshold();
         row.flags = codes.join(QLatin1String(", "));
         row.hasGrid = r.verification.coverage && r.verification.coverage->grid.rows > 0 &&
                       r.verification.coverage->grid.cols > 0;
@@ -85,6 +98,13 @@ std::size_t ProjectData::flaggedCount() const
     return n;
 }
 
+std::size_t ProjectData::unverifiedClaimCount() const
+{
+    std::size_t n = 0;
+    for (const auto& r : *rows) n += r.unverifiedClaim ? 1 : 0;
+    return n;
+}
+
 void indexRecords(ProjectData& data)
 {
     const RecordSet& set = *data.records;
@@ -96,6 +116,12 @@ void indexRecords(ProjectData& data)
     data.suspiciousReasons.reserve(data.suspicious.size());
     for (int i : data.suspicious) {
         QStringList parts;
+        const RecordRow& row = (*data.rows)[static_cast<std::size_t>(i)];
+        if (row.unverifiedClaim)
+            parts << QStringLiteral("unverified_claim: %1x claimed, above the %2x threshold, and nothing has verified "
+                                    "it (no flags, not re-run here): check that the work is really done")
+                         .arg(row.speedup, 0, 'f', 2)
+                         .arg(unverifiedClaimThreshold());
         for (const auto& f : set.records[static_cast<std::size_t>(i)].verification.flags)
             parts << QString::fromStdString(f.code) + QLatin1String(": ") + QString::fromStdString(f.reason);
         data.suspiciousReasons.push_back(parts.join(QLatin1String("; ")));

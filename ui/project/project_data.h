@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "project/project.h"
+#include "analysis/breakdown.h"
 #include "records/record_set.h"
 
 namespace kwb::ui {
@@ -29,11 +30,20 @@ struct RecordRow {
     qint64 level = -1;
     double speedup = kNaN; // effective speedup (stored, else baseline/candidate)
     double candidateMs = kNaN;
-    double baselineMs = kNaN;
+    double baselineMs = kNaN; // of the baseline the speedup is over (baselineName)
+    QString baselineName;
     int flagCount = 0;
     int severity = 0; // 0 none, 1 info, 2 warning, 3 error (worst flag)
     bool hasGrid = false;
+    // Correct, unflagged and faster than the excessive-speedup threshold: a claim
+    // no verification has looked at (the leaderboard's, eval_results'), reviewed
+    // among the suspicious speedups.
+    bool unverifiedClaim = false;
 };
+
+// The speedup above which an unverified claim is listed for review: the re-run
+// flags' own excessive-speedup threshold (core/rerun/flags.h).
+double unverifiedClaimThreshold();
 
 std::vector<RecordRow> buildRecordRows(const RecordSet& set);
 
@@ -86,11 +96,13 @@ struct ProjectionSummary {
     double s = 1;
     qint64 records = 0;
     qint64 correctTimed = 0;
+    qint64 errorFlagged = 0; // correct and timed but flagged with an error: not counted in w and s
     qint64 wins = 0;
     qint64 problems = 0;
     double expectedSaving = 0;
     double amdahlSaving = 0;
     double amdahlSpeedup = 1;
+    double familySavingSum = 0; // sum of the families' own f_i*w_i*(1-1/s_i)
     std::vector<FamilySaving> families;
 };
 
@@ -112,6 +124,16 @@ struct WorkloadSummary {
     ProjectionSummary projection;
 };
 
+// A trace the loader read, kept so that a reload can reuse its breakdown.
+struct KnownTrace {
+    std::string path;
+    std::string rules; // rule table path; "" = the built-in one
+    qint64 size = -1;
+    qint64 modifiedMs = -1;
+    std::shared_ptr<const WorkloadBreakdown> breakdown;
+    QStringList messages; // what the reader skipped
+};
+
 struct ProjectData {
     Project project;
     RecordSetPtr records = std::make_shared<RecordSet>();
@@ -127,10 +149,15 @@ struct ProjectData {
     QStringList problemSpecs;   // problem spec files found in the project's problem folders
     QStringList candidateSpecs; // candidate spec files found there
     QStringList messages;       // what could not be loaded, each naming the file and the reason
+    std::vector<KnownTrace> knownTraces;       // the workloads' breakdowns, for reuse
+    std::vector<std::string> recordPaths;      // the record inputs read, and their files' size/mtime
+    std::vector<qint64> recordStamps;
+    QStringList recordMessages;                // the messages of reading them
     bool tracesSupported = false; // this build reads traces
     bool cancelled = false;
 
     std::size_t flaggedCount() const;
+    std::size_t unverifiedClaimCount() const;
 };
 
 using ProjectDataPtr = std::shared_ptr<const ProjectData>;

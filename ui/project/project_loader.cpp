@@ -6,18 +6,20 @@
 #include <unistd.h>
 #endif
 
+#include <QDateTime>
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 
+#include <map>
+
 #include "project/input_classifier.h"
+#include "records/problem_names.h"
 #include "records/record_loader.h"
+#include "views/rerun_service.h"
 
 #ifdef KWB_HAVE_TRACES
-#include "analysis/breakdown.h"
-#include "analysis/projection_report.h"
-#include "traces/rule_table.h"
-#include "traces/trace_loader.h"
+#include "workbench/workload_analysis.h"
 #endif
 
 namespace kwb::ui {
@@ -44,6 +46,53 @@ std::vector<std::string> existing(const Project& project, const QStringList& ent
         out.push_back(abs[i].toStdString());
     }
     return out;
+}
+
+// Size and modification time of every record file (folders: of the files below them).
+std::vector<qint64> recordStamps(const std::vector<std::string>& paths)
+{
+    std::vector<qint64> stamps;
+    for (const auto& p : paths) {
+        const QString root = QFile::decodeName(QByteArray::fromStdString(p));
+        QStringList files{root};
+        if (QFileInfo(root).isDir()) {
+            files.clear();
+            QDirIterator it(root, QDir::Files, QDirIterator::Subdirectories);
+            while (it.hasNext()) files << it.next();
+            files.sort();
+        }
+        for (const auto& f : files) {
+            const QFileInfo info(f);
+            stamps.push_back(info.size());
+            stamps.push_back(info.lastModified().toMSecsSinceEpoch());
+        }
+    }
+    return stamps;
+}
+
+// Leaderboard records carry only (level, id): names from the KernelBench
+// checkout (Re-run → KernelBench Checkout, or KWB_KERNELBENCH_DIR) let them
+// reach the projection's problem -> family mapping.
+void nameKernelBenchProblems(RecordSet& set, QStringList& messages)
+{
+    std::size_t unnamed = 0;
+    for (const auto& r : set.records)
+        if (r.problem.name.empty() && r.problem.level && r.problem.id) ++unnamed;
+    if (unnamed == 0) return;
+    const QString dir = RerunService::kernelBenchDir();
+    if (dir.isEmpty()) {
+        messages << QStringLiteral("%1 KernelBench records have no problem name, so the projection cannot map them "
+                                   "to kernel families; set Re-run → KernelBench Checkout (or KWB_KERNELBENCH_DIR) "
+                                   "to name them from KernelBench's problem files")
+                        .arg(unnamed);
+        return;
+    }
+    auto names = ProblemNames::scan(QFile::encodeName(dir).toStdString());
+    if (!names) {
+        messages << qs(names.status().toString());
+        return;
+    }
+    names->applyTo(set.records);
 }
 
 QStringList filesUnder(const std::vector<std::string>& roots, const QStringList& patterns)
@@ -96,6 +145,8 @@ ProjectionSummary toSummary(const WorkloadProjection& p)
     s.s = p.projection.medianSpeedup;
     s.records = static_cast<qint64>(p.samples.records);
     s.correctTimed = static_cast<qint64>(p.samples.correctTimed);
+    s.errorFlagged = static_cast<qint64>(p.samples.errorFlagged);
+    s.familySavingSum = p.familySavingSum;
     s.wins = static_cast<qint64>(p.samples.wins);
     s.problems = static_cast<qint64>(p.samples.problems);
     s.expectedSaving = p.projection.expectedSaving;
@@ -107,36 +158,60 @@ ProjectionSummary toSummary(const WorkloadProjection& p)
     return s;
 }
 
-void loadTraces(const Project& project, const std::vector<std::string>& roots, const TaskContext& ctx,
-    ProjectData& data)
+// What identifies a trace's breakdown for reuse: the file as it is on disk and the rule table.
+KnownTrace traceKey(const std::string& path, const std::string& rules)
 {
-    const QStringList files = filesUnder(roots,
-        {QStringLiteral("*.json"), QStringLiteral("*.json.gz"), QStringLiteral("*.sqlite")});
-    if (files.isEmpty()) return;
-    const QString rulesPath = project.resolvedRules();
-    auto rules = rulesPath.isEmpty() ? RuleTable::loadDefault() : RuleTable::load(rulesPath.toStdString());
-    if (!rules) {
-        data.messages << qs(rules.status().toString());
+    KnownTrace k;
+    k.path = path;
+    k.rules = rules;
+    const QFileInfo info(QFile::decodeName(QByteArray::fromStdString(path)));
+    k.size = info.size();
+    k.modifiedMs = info.lastModified().toMSecsSinceEpoch();
+    return k;
+}
+
+void loadTraces(const Project& project, const std::vector<std::string>& roots, const TaskContext& ctx,
+    const ProjectData* previous, ProjectData& data)
+{
+    WorkloadAnalysisRequest request;
+    // Manifests, READMEs and golden outputs live beside traces.
+    for (const auto& f : filesUnder(roots,
+             {QStringLiteral("*.json"), QStringLiteral("*.json.gz"), QStringLiteral("*.sqlite")}))
+        if (looksLikeTrace(f)) request.traces.push_back(QFile::encodeName(f).toStdString());
+    if (request.traces.empty()) return;
+    request.rulesPath = QFile::encodeName(project.resolvedRules()).toStdString();
+    if (!data.records->records.empty()) request.records = std::span<const EvalRecord>(data.records->records);
+    std::map<std::string, const KnownTrace*> known;
+    if (previous)
+        for (const auto& k : previous->knownTraces) known[k.path] = &k;
+    request.known = [&known, &request](const std::string& path) -> std::shared_ptr<const WorkloadBreakdown> {
+        const auto it = known.find(path);
+        if (it == known.end()) return nullptr;
+        const KnownTrace now = traceKey(path, request.rulesPath);
+        const KnownTrace& then = *it->second;
+        const bool same = now.rules == then.rules && now.size == then.size && now.modifiedMs == then.modifiedMs;
+        return same ? then.breakdown : nullptr;
+    };
+    auto analysis = analyseWorkloads(request, ctx);
+    if (!analysis) {
+        data.messages << qs(analysis.status().toString());
         return;
     }
-    std::int64_t done = 0;
-    for (const auto& f : files) {
-        if (ctx.cancelled()) return;
-        const std::string path = f.toStdString();
-        // Manifests, READMEs and golden outputs live beside traces.
-        if (!looksLikeTrace(f) || sniffTraceFile(path) == TraceFileKind::Unknown) continue;
-        ctx.report("Reading traces", done++, files.size());
-        auto trace = loadTrace(path, TaskContext{nullptr, ctx.cancel});
-        if (!trace) {
-            data.messages << qs(trace.status().toString());
+    for (const auto& w : analysis->workloads) {
+        if (!w.ok()) {
+            if (!ctx.cancelled()) data.messages << qs(w.status.toString());
             continue;
         }
-        for (const auto& issue : (*trace)->report().issues) data.messages << qs(issue.toString());
-        const WorkloadBreakdown b = breakdown(**trace, *rules);
-        WorkloadSummary w = toSummary(b);
-        if (!data.records->records.empty())
-            w.projection = toSummary(projectWorkload(b, data.records->records, *rules));
-        data.workloads.push_back(std::move(w));
+        KnownTrace k = w.reused ? *known.at(w.path) : traceKey(w.path, request.rulesPath);
+        if (!w.reused) {
+            k.breakdown = w.breakdown;
+            for (const auto& issue : w.issues) k.messages << qs(issue.toString());
+        }
+        data.messages << k.messages;
+        WorkloadSummary summary = toSummary(*w.breakdown);
+        if (w.projection) summary.projection = toSummary(*w.projection);
+        data.workloads.push_back(std::move(summary));
+        data.knownTraces.push_back(std::move(k));
     }
 }
 #endif
@@ -164,31 +239,59 @@ bool buildHasTraces()
 #endif
 }
 
-ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx)
+ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx, ProjectDataPtr previous)
 {
     auto data = std::make_shared<ProjectData>();
     data->project = project;
     data->tracesSupported = buildHasTraces();
 
     const auto recordPaths = existing(project, project.records, "records", data->messages);
-    if (!recordPaths.empty()) {
+    if (!recordPaths.empty() && previous && previous->recordPaths == recordPaths &&
+        previous->recordStamps == recordStamps(recordPaths)) {
+        // The same record files, unchanged: adding a trace or a problem folder need not re-read them.
+        data->records = previous->records;
+        data->recordPaths = previous->recordPaths;
+        data->recordStamps = previous->recordStamps;
+        data->messages << previous->recordMessages;
+        data->recordMessages = previous->recordMessages;
+        data->rows = previous->rows;
+        data->facets = previous->facets;
+        data->suspicious = previous->suspicious;
+        data->suspiciousReasons = previous->suspiciousReasons;
+        data->gridRecords = previous->gridRecords;
+    } else if (!recordPaths.empty()) {
+        const qsizetype firstMessage = data->messages.size();
         RecordSet set = loadRecordFiles(recordPaths, {}, ctx);
+        bool hasEval = false;
         for (const auto& f : set.files) {
             if (!f.ok()) data->messages << qs(f.fatal.toString());
             for (const auto& issue : f.issues) data->messages << qs(issue.toString());
+            hasEval = hasEval || f.format == recordFormatName(RecordFormat::KernelBenchEval);
         }
+        // A baseline table only gives speedups to eval records loaded with it: alone it is 0 records.
+        if (!hasEval)
+            for (const auto& f : set.files)
+                if (f.ok() && f.format == recordFormatName(RecordFormat::KernelBenchBaseline))
+                    data->messages << qs(f.file) +
+                                          QLatin1String(": a KernelBench baseline timing file holds no evaluation "
+                                                        "records; open it together with the eval_results.json it "
+                                                        "pairs with (its timings become their baselines)");
         if (ctx.cancelled()) {
             data->cancelled = true;
             return data;
         }
+        nameKernelBenchProblems(set, data->messages);
         ctx.report("Indexing records", 0, static_cast<std::int64_t>(set.records.size()));
         data->records = std::make_shared<RecordSet>(std::move(set));
         indexRecords(*data);
+        data->recordPaths = recordPaths;
+        data->recordStamps = recordStamps(recordPaths);
+        data->recordMessages = data->messages.mid(firstMessage);
     }
 
     const auto tracePaths = existing(project, project.traces, "traces", data->messages);
 #ifdef KWB_HAVE_TRACES
-    loadTraces(project, tracePaths, ctx, *data);
+    loadTraces(project, tracePaths, ctx, previous.get(), *data);
 #else
     if (!tracePaths.empty())
         data->messages << QLatin1String("profiler traces are listed but this build cannot read them");
@@ -200,11 +303,9 @@ ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx)
 
     const auto problemPaths = existing(project, project.problems, "problem suite", data->messages);
     for (const auto& f : filesUnder(problemPaths, {QStringLiteral("*.json")})) {
-        QFile file(f);
-        if (!file.open(QIODevice::ReadOnly)) continue;
-        const QByteArray head = file.read(4096);
-        if (head.contains("kwb.problem/1")) data->problemSpecs << f;
-        else if (head.contains("kwb.candidate/1")) data->candidateSpecs << f;
+        const kwb::InputKind kind = sniffInput(f);
+        if (kind == kwb::InputKind::ProblemSpec) data->problemSpecs << f;
+        else if (kind == kwb::InputKind::CandidateSpec) data->candidateSpecs << f;
     }
     return data;
 }

@@ -11,7 +11,10 @@
 
 namespace kwb::ui {
 
-ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx = {});
+// `previous` (optional): the data shown now. Record files and traces it
+// already read, unchanged on disk and under the same rules, are taken from it
+// instead of being read again (adding or removing one input).
+ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx = {}, ProjectDataPtr previous = {});
 
 // Background work yields the CPU to the GUI thread: on Linux the calling
 // (pool) thread gets nice +10. Call at the start of thread-pool tasks only.

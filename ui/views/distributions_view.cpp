@@ -5,9 +5,11 @@
 #include <QBoxSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -37,7 +39,8 @@ DistributionsView::DistributionsView(QWidget* parent)
       m_groupBox(new QComboBox),
       m_summary(new QLabel),
       m_hover(new QLabel),
-      m_view(new QChartView)
+      m_view(new QChartView),
+      m_countFlagged(new QCheckBox(tr("Count error-flagged")))
 {
     setWindowTitle(tr("Speedup distributions"));
     for (auto k : {DistributionKind::Histogram, DistributionKind::Ecdf, DistributionKind::FastP, DistributionKind::Box})
@@ -50,6 +53,9 @@ DistributionsView::DistributionsView(QWidget* parent)
     m_groupBox->setItemData(m_groupBox->count() - 1, QString(), Qt::UserRole);
     m_groupBox->setCurrentText(m_groupField);
     m_hover->setMinimumWidth(300);
+    // The summary wraps rather than widening the window.
+    m_summary->setWordWrap(true);
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_hover->setStyleSheet(QStringLiteral("color:#333"));
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setMouseTracking(true);
@@ -59,6 +65,9 @@ DistributionsView::DistributionsView(QWidget* parent)
     bar->addWidget(m_kindBox);
     bar->addWidget(new QLabel(tr("Group by")));
     bar->addWidget(m_groupBox);
+    m_countFlagged->setToolTip(tr("Records whose verification raised an error flag (the kernel cannot have done "
+                                  "the work) count as not correct unless this is on."));
+    bar->addWidget(m_countFlagged);
     bar->addWidget(m_summary, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -66,19 +75,36 @@ DistributionsView::DistributionsView(QWidget* parent)
     layout->addWidget(m_view, 1);
     layout->addWidget(m_hover);
 
+    connect(m_countFlagged, &QCheckBox::toggled, this, [this] { recompute(); });
     connect(m_kindBox, &QComboBox::currentIndexChanged, this, [this] {
         DistributionKind k;
         if (distributionKindFromName(m_kindBox->currentData().toString(), &k)) setKind(k);
     });
-    connect(m_groupBox, &QComboBox::textActivated, this, [this](const QString& text) {
-        setGroupBy(text == tr("(no grouping)") ? QString() : text.trimmed());
-    });
+    auto applyGroupText = [this](const QString& text) {
+        const QString field = text == tr("(no grouping)") ? QString() : text.trimmed();
+        if (field != m_groupField) setGroupBy(field);
+    };
+    connect(m_groupBox, &QComboBox::textActivated, this, applyGroupText);
+    // A typed field name (any record field) applies on Enter or on leaving the box:
+    // with NoInsert, QComboBox itself activates only names already in its list.
+    connect(m_groupBox->lineEdit(), &QLineEdit::editingFinished, this,
+        [this, applyGroupText] { applyGroupText(m_groupBox->lineEdit()->text()); });
     rebuildChart();
 }
 
 QString DistributionsView::figureTitle() const
 {
     return tr("Speedup distribution (%1)").arg(distributionKindTitle(m_kind));
+}
+
+QString DistributionsView::summaryText() const
+{
+    return m_summary->text();
+}
+
+void DistributionsView::setCountErrorFlagged(bool on)
+{
+    m_countFlagged->setChecked(on); // toggled() recomputes
 }
 
 QString DistributionsView::hoverText() const
@@ -101,6 +127,7 @@ void DistributionsView::setKind(DistributionKind kind)
         m_kindBox->setCurrentIndex(i);
     }
     rebuildChart();
+    Q_EMIT settingsChanged();
 }
 
 void DistributionsView::setGroupBy(const QString& field)
@@ -108,31 +135,31 @@ void DistributionsView::setGroupBy(const QString& field)
     m_groupField = field;
     {
         QSignalBlocker block(m_groupBox);
+        QSignalBlocker blockEdit(m_groupBox->lineEdit());
         m_groupBox->setCurrentText(field.isEmpty() ? tr("(no grouping)") : field);
     }
     recompute();
+    Q_EMIT settingsChanged();
 }
 
 void DistributionsView::recompute()
 {
     // Off the GUI thread: grouping 100k records takes longer than a frame.
-    const quint64 generation = ++m_generation;
-    ++m_pending;
     auto records = m_data->records;
     const QString field = m_groupField;
-    QtConcurrent::run([records, field] {
-        lowerCurrentThreadPriority();
-        auto d = std::make_shared<std::pair<DistributionData, LogHistogram>>();
-        d->first = computeDistribution(*records, field);
-        d->second = computeLogHistogram(d->first);
-        return d;
-    }).then(this, [this, generation](std::shared_ptr<std::pair<DistributionData, LogHistogram>> d) {
-        --m_pending;
-        if (generation != m_generation) return; // a newer request is on its way
-        m_dist = std::move(d->first);
-        m_hist = std::move(d->second);
-        rebuildChart();
-    });
+    const bool countFlagged = m_countFlagged->isChecked();
+    m_job.start(
+        [records, field, countFlagged](const TaskContext&) {
+            auto d = std::make_shared<std::pair<DistributionData, LogHistogram>>();
+            d->first = computeDistribution(*records, field, nullptr, kMaxDistributionGroups, countFlagged);
+            d->second = computeLogHistogram(d->first);
+            return d;
+        },
+        [this](std::shared_ptr<std::pair<DistributionData, LogHistogram>> d) {
+            m_dist = std::move(d->first);
+            m_hist = std::move(d->second);
+            rebuildChart();
+        });
 }
 
 void DistributionsView::rebuildChart()
@@ -145,10 +172,14 @@ void DistributionsView::rebuildChart()
     for (auto* s : chart->series()) connectSeries(s);
     std::size_t groups = 0;
     for (const auto& g : m_dist.groups) groups += g.speedups.empty() ? 0 : 1;
-    m_summary->setText(tr("%1 correct, timed records in %2 groups of %3 records")
-                           .arg(m_dist.timedRecords)
-                           .arg(groups)
-                           .arg(m_data->records->records.size()));
+    QString summary = tr("%1 correct, timed records in %2 groups of all %3 records (the Records filters do not "
+                         "apply here)")
+                          .arg(m_dist.timedRecords)
+                          .arg(groups)
+                          .arg(m_data->records->records.size());
+    if (m_dist.errorFlaggedLeftOut > 0)
+        summary += tr("; %1 error-flagged counted as not correct").arg(m_dist.errorFlaggedLeftOut);
+    m_summary->setText(summary);
     m_hover->setText(tr("Hover for values; click a bar, curve or box to list its records."));
 }
 

@@ -6,9 +6,11 @@
 #include <QSet>
 
 #include "charts/distribution_chart.h"
+#include "jobs/job_tracker.h"
 #include "views/figure_view.h"
 
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QAbstractSeries;
@@ -22,7 +24,7 @@ public:
 
     QString viewName() const override { return QStringLiteral("distributions"); }
     void setProjectData(ProjectDataPtr data) override;
-    bool isBusy() const override { return m_pending > 0; }
+    bool isBusy() const override { return m_job.isRunning(); }
     void paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const override;
     QString figureTitle() const override;
 
@@ -33,6 +35,9 @@ public:
     const DistributionData& distribution() const { return m_dist; }
     QChartView* chartView() const { return m_view; }
     QString hoverText() const;
+    QString summaryText() const;
+    // Error-flagged "correct" records count as correct (off by default).
+    void setCountErrorFlagged(bool on);
 
     // What a click at a value position picks (also used by tests).
     QSet<int> pickAt(int group, QPointF value, QString* description) const;
@@ -51,13 +56,13 @@ private:
     LogHistogram m_hist;
     DistributionKind m_kind = DistributionKind::Histogram;
     QString m_groupField = QStringLiteral("model");
-    quint64 m_generation = 0;
-    int m_pending = 0;
+    JobTracker m_job;
     QComboBox* m_kindBox;
     QComboBox* m_groupBox;
     QLabel* m_summary;
     QLabel* m_hover;
     QChartView* m_view;
+    QCheckBox* m_countFlagged;
 };
 
 } // namespace kwb::ui

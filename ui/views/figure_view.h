@@ -25,6 +25,8 @@ public:
 
 Q_SIGNALS:
     void statusMessage(const QString& message);
+    // A setting the project file stores (filter, chart kind, grouping) changed.
+    void settingsChanged();
 };
 
 } // namespace kwb::ui

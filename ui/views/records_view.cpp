@@ -1,6 +1,10 @@
 #include "views/records_view.h"
 
+#include <QAction>
+#include <QClipboard>
 #include <QComboBox>
+#include <QGuiApplication>
+#include <QSaveFile>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -18,10 +22,14 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
+#include "export/table_export.h"
 #include "models/record_filter_proxy.h"
 #include "models/record_table_model.h"
 #include "views/cuda_highlighter.h"
 #include "views/filtered_table.h"
+#include "views/rerun_panel.h"
 
 namespace kwb::ui {
 
@@ -77,13 +85,17 @@ QString recordHtml(const EvalRecord& r, const RecordRow& rr)
     row(h, QObject::tr("Model"), rr.model.toHtmlEscaped());
     if (!r.run.empty()) row(h, QObject::tr("Run"), esc(r.run));
     if (r.sample) row(h, QObject::tr("Sample"), QString::number(*r.sample));
-    row(h, QObject::tr("Status"), rr.status + (r.compiled ? QObject::tr(", compiled") : QObject::tr(", not compiled")));
+    // Leaderboard rows are correct and event-timed only by the importer's reading of the list.
+    const bool claimed = r.run == "leaderboard" && r.verification.flags.empty() && !r.verification.coverage;
+    row(h, QObject::tr("Status"), rr.status + (r.compiled ? QObject::tr(", compiled") : QObject::tr(", not compiled")) +
+        (claimed ? QObject::tr(" — claimed by the leaderboard, not verified (re-run it to check)") : QString()));
     if (!r.error.empty()) row(h, QObject::tr("Error"), QLatin1String("<tt>") + esc(r.error) + QLatin1String("</tt>"));
     row(h, QObject::tr("Speedup"), std::isnan(rr.speedup) ? QStringLiteral("–") :
         QString::number(rr.speedup, 'f', 3) + QStringLiteral("× over ") +
         (r.speedupBaseline.empty() ? QObject::tr("baseline") : esc(r.speedupBaseline)));
     row(h, QObject::tr("Kernel"), statsLine(r.candidate));
-    row(h, QObject::tr("Provenance"), provenanceLine(r.candidate.provenance));
+    row(h, QObject::tr("Provenance"), provenanceLine(r.candidate.provenance) +
+        (claimed ? QObject::tr(" (as the leaderboard reports it)") : QString()));
     for (const auto& b : r.baselines) {
         row(h, QObject::tr("Baseline %1").arg(esc(b.name)), statsLine(b.stats));
         if (!b.stats.provenance.empty()) row(h, QString(), provenanceLine(b.stats.provenance));
@@ -194,10 +206,23 @@ RecordsView::RecordsView(QWidget* parent)
     new CudaHighlighter(m_source->document());
     m_detail->setOpenLinks(false);
     auto* detailTabs = new QTabWidget;
+    m_detailTabs = detailTabs;
     detailTabs->addTab(m_detail, tr("Details"));
     detailTabs->addTab(m_source, tr("Kernel source"));
 
+    // Copy rows as TSV (Ctrl+C) or Markdown; the table's context menu lists both.
+    auto* copyTsv = new QAction(tr("Copy Rows (TSV)"), m_table);
+    copyTsv->setShortcut(QKeySequence::Copy);
+    copyTsv->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(copyTsv, &QAction::triggered, this, [this] { copySelectedRows(false); });
+    auto* copyMd = new QAction(tr("Copy Rows (Markdown)"), m_table);
+    connect(copyMd, &QAction::triggered, this, [this] { copySelectedRows(true); });
+    m_table->addAction(copyTsv);
+    m_table->addAction(copyMd);
+    m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+
     auto* split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("recordsSplit")); // saved with the window layout
     split->addWidget(m_table);
     split->addWidget(detailTabs);
     split->setStretchFactor(0, 3);
@@ -220,6 +245,11 @@ RecordsView::RecordsView(QWidget* parent)
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &RecordsView::updateCount);
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &RecordsView::updateCount);
     connect(m_proxy, &RecordFilterProxy::filterApplied, this, &RecordsView::updateCount);
+    // A filter that hides the shown record must not leave its details behind.
+    connect(m_proxy, &RecordFilterProxy::filterApplied, this, &RecordsView::syncDetailWithTable);
+    connect(m_proxy, &RecordFilterProxy::filterApplied, this, &FigureView::settingsChanged);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &RecordsView::syncDetailWithTable);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &RecordsView::syncDetailWithTable);
     fillCombo(m_modelBox, tr("All models"), {});
     fillCombo(m_levelBox, tr("All levels"), {});
     fillCombo(m_problemBox, tr("All problems"), {});
@@ -227,6 +257,75 @@ RecordsView::RecordsView(QWidget* parent)
     fillCombo(m_flagBox, tr("Flagged or not"), {});
     showDetail(-1);
     updateCount();
+}
+
+QString RecordsView::selectedRowsText(bool markdown) const
+{
+    QList<int> rows;
+    for (const QModelIndex& i : m_table->selectionModel()->selectedRows()) rows << i.row();
+    std::sort(rows.begin(), rows.end());
+    if (rows.isEmpty()) return {};
+    return tableText(*m_proxy, markdown ? TableTextFormat::Markdown : TableTextFormat::Tsv, rows);
+}
+
+void RecordsView::copySelectedRows(bool markdown) const
+{
+    const QString text = selectedRowsText(markdown);
+    if (!text.isEmpty()) QGuiApplication::clipboard()->setText(text);
+}
+
+bool RecordsView::exportCsv(const QString& path, QString* error) const
+{
+    QSaveFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) {
+        *error = path + QLatin1String(": ") + f.errorString();
+        return false;
+    }
+    f.write(tableText(*m_proxy, TableTextFormat::Csv).toUtf8());
+    if (!f.commit()) {
+        *error = path + QLatin1String(": ") + f.errorString();
+        return false;
+    }
+    return true;
+}
+
+void RecordsView::focusSearch()
+{
+    m_search->setFocus(Qt::ShortcutFocusReason);
+    m_search->selectAll();
+}
+
+void RecordsView::attachRerun(RerunService* service)
+{
+    if (m_rerunPanel || !service) return;
+    m_rerunPanel = new RerunPanel(service);
+    m_rerunPanel->setProjectData(m_data);
+    m_rerunPanel->setRecord(m_shownRecord);
+    m_detailTabs->addTab(m_rerunPanel, tr("Live re-run"));
+}
+
+bool RecordsView::rerunSelected(QString* reason)
+{
+    if (!m_rerunPanel) {
+        *reason = tr("this view has no re-run panel");
+        return false;
+    }
+    if (m_shownRecord < 0) {
+        *reason = tr("no record is selected");
+        return false;
+    }
+    m_detailTabs->setCurrentWidget(m_rerunPanel);
+    m_rerunPanel->setRecord(m_shownRecord);
+    if (!m_rerunPanel->rerunEnabled()) {
+        *reason = m_rerunPanel->stateText();
+        return false;
+    }
+    m_rerunPanel->rerun();
+    if (!m_rerunPanel->isRunning()) {
+        *reason = m_rerunPanel->resultText();
+        return false;
+    }
+    return true;
 }
 
 void RecordsView::fillCombo(QComboBox* combo, const QString& anyText, const QStringList& values)
@@ -251,6 +350,11 @@ void RecordsView::setProjectData(ProjectDataPtr next)
     m_pickNote->hide();
     m_showAll->hide();
     m_model->setData(m_data);
+    if (m_rerunPanel) m_rerunPanel->setProjectData(m_data);
+    // The header keeps its sort arrow across a reload: the new rows must follow it.
+    const int sortColumn = m_table->horizontalHeader()->sortIndicatorSection();
+    if (sortColumn >= 0 && sortColumn < m_model->columnCount())
+        m_proxy->sort(sortColumn, m_table->horizontalHeader()->sortIndicatorOrder());
     const RecordFacets& f = m_data->facets;
     fillCombo(m_modelBox, tr("All models"), f.models);
     QStringList levels;
@@ -360,8 +464,28 @@ void RecordsView::updateCount()
     m_count->setText(tr("%1 of %2 records").arg(m_proxy->rowCount()).arg(m_model->rowCount()));
 }
 
+void RecordsView::syncDetailWithTable()
+{
+    if (m_proxy->isFiltering()) return;
+    const int current = currentRecord();
+    if (current == m_shownRecord) return;
+    if (current < 0 && m_shownRecord >= 0) {
+        // Is the shown record still among the rows (the table lost only its cursor)?
+        const QModelIndex source = m_model->index(m_model->displayRow(m_shownRecord), 0);
+        if (m_proxy->mapFromSource(source).isValid()) return;
+    }
+    showDetail(current);
+}
+
+int RecordsView::shownRecord() const
+{
+    return m_shownRecord;
+}
+
 void RecordsView::showDetail(int rec)
 {
+    m_shownRecord = rec >= 0 && rec < m_model->rowCount() ? rec : -1;
+    if (m_rerunPanel) m_rerunPanel->setRecord(m_shownRecord);
     if (rec < 0 || rec >= m_model->rowCount()) {
         m_detail->setHtml(m_model->rowCount() == 0
                 ? tr("<p>No records loaded. Use <b>File → Open</b> or drop record files, traces or folders "

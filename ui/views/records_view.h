@@ -12,12 +12,15 @@ class QLineEdit;
 class QPlainTextEdit;
 class QPushButton;
 class QTableView;
+class QTabWidget;
 class QTextBrowser;
 
 namespace kwb::ui {
 
 class RecordTableModel;
 class RecordFilterProxy;
+class RerunPanel;
+class RerunService;
 
 class RecordsView : public FigureView {
     Q_OBJECT
@@ -33,12 +36,25 @@ public:
     void showPicked(const QSet<int>& records, const QString& description);
     void clearPicked();
     void selectRecord(int recordIndex);
+    void focusSearch(); // Ctrl+F
+    // The selected rows as TSV or Markdown, as shown (also Ctrl+C and the table's context menu).
+    QString selectedRowsText(bool markdown) const;
+    void copySelectedRows(bool markdown) const;
+    // The filtered, sorted table as CSV; false and *error ("FILE: reason") when it cannot be written.
+    bool exportCsv(const QString& path, QString* error) const;
+    // Adds the "Live re-run" tab beside the details (the window's one service).
+    void attachRerun(RerunService* service);
+    RerunPanel* rerunPanel() const { return m_rerunPanel; }
+    // Shows the re-run tab of the selected record and starts its re-run; false (and why) when it cannot.
+    bool rerunSelected(QString* reason);
     int currentRecord() const; // -1 when none
 
     RecordTableModel* model() const { return m_model; }
     RecordFilterProxy* proxy() const { return m_proxy; }
     QTableView* table() const { return m_table; }
     QString detailHtml() const;
+    // The record whose details the pane shows (-1: none).
+    int shownRecord() const;
     QString sourceShown() const;
 
 Q_SIGNALS:
@@ -48,6 +64,7 @@ private:
     void applyFilterFromControls();
     void updateCount();
     void showDetail(int recordIndex);
+    void syncDetailWithTable();
     static void fillCombo(QComboBox* combo, const QString& anyText, const QStringList& values);
 
     ProjectDataPtr m_data;
@@ -65,7 +82,10 @@ private:
     QPushButton* m_showAll;
     QTextBrowser* m_detail;
     QPlainTextEdit* m_source;
+    QTabWidget* m_detailTabs = nullptr;
+    RerunPanel* m_rerunPanel = nullptr;
     bool m_updating = false;
+    int m_shownRecord = -1;
 };
 
 } // namespace kwb::ui

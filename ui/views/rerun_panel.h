@@ -13,6 +13,9 @@ class QTextBrowser;
 
 namespace kwb::ui {
 
+// One line for logs and the command line: "record ID: status ok on DEVICE · speedup 1.23× · flags: a; b".
+QString outcomeSummary(const RerunOutcome& outcome, const QString& recordId = QString());
+
 class RerunPanel : public QWidget {
     Q_OBJECT
 public:
@@ -24,10 +27,18 @@ public:
     void rerun();
 
     QString stateText() const;
+    QString resultText() const;
+    int record() const { return m_record; }
+    // This panel's re-run is in flight.
+    bool isRunning() const { return m_awaiting; }
+    // The outcome shown last (record -1 before any).
+    const RerunOutcome& lastOutcome() const { return m_lastOutcome; }
     bool rerunEnabled() const;
 
 Q_SIGNALS:
     void liveCoverage(const kwb::Coverage& coverage, const QString& title);
+    // A re-run this panel started has finished and its result is on screen.
+    void outcomeShown(const kwb::ui::RerunOutcome& outcome);
 
 private:
     void updateState();
@@ -36,6 +47,8 @@ private:
     RerunService* m_service;
     ProjectDataPtr m_data;
     int m_record = -1;
+    bool m_awaiting = false; // this panel started the running re-run
+    RerunOutcome m_lastOutcome;
     QLabel* m_state;
     QPushButton* m_run;
     QPushButton* m_cancel;

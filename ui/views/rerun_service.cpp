@@ -105,6 +105,7 @@ void RerunService::probe()
         m_reason = qs(p.runner.reason);
         m_bridgeAvailable = p.bridge.available;
         m_bridgeReason = qs(p.bridge.reason);
+        m_probed = true;
         Q_EMIT availabilityChanged(m_available, m_reason);
     });
 }

@@ -51,6 +51,8 @@ public:
     bool isAvailable() const { return m_available; }
     QString unavailableReason() const { return m_reason; }
     bool isRunning() const { return m_running; }
+    // The first probe() has answered (availabilityChanged was emitted).
+    bool hasProbed() const { return m_probed; }
 
     // Whether this record can be re-run here, and if not why: KernelBench samples
     // (a ModelNew module, e.g. leaderboard records) go through the PyTorch bridge,
@@ -92,6 +94,7 @@ private:
     QTimer m_poll;
     bool m_available = false;
     bool m_running = false;
+    bool m_probed = false;
     QString m_reason;
     bool m_bridgeAvailable = false;
     QString m_bridgeReason;

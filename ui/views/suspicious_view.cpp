@@ -47,9 +47,11 @@ SuspiciousView::SuspiciousView(RerunService* service, QWidget* parent)
     auto* rb = new QVBoxLayout(rerunBox);
     rb->addWidget(m_panel);
     auto* bottom = new QSplitter;
+    bottom->setObjectName(QStringLiteral("suspiciousBottom")); // saved with the window layout
     bottom->addWidget(m_reasons);
     bottom->addWidget(rerunBox);
     auto* split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("suspiciousSplit"));
     split->addWidget(m_table);
     split->addWidget(bottom);
     split->setStretchFactor(0, 3);
@@ -73,7 +75,13 @@ void SuspiciousView::setProjectData(ProjectDataPtr next)
     m_model->setData(m_data);
     m_panel->setProjectData(m_data);
     const std::size_t n = static_cast<std::size_t>(m_model->rowCount());
-    m_summary->setText(tr("%1 flagged of %2 records").arg(n).arg(m_data->rows->size()));
+    const std::size_t claims = m_data->unverifiedClaimCount();
+    m_summary->setText(claims == 0 ? tr("%1 flagged of %2 records").arg(n).arg(m_data->rows->size())
+                                   : tr("%1 flagged and %2 unverified claims above %3x, of %4 records")
+                                         .arg(n - claims)
+                                         .arg(claims)
+                                         .arg(unverifiedClaimThreshold())
+                                         .arg(m_data->rows->size()));
     if (n == 0)
         m_reasons->setHtml(tr("<p>No flagged records. Flags come from verification (<tt>kwb verify</tt>, live "
                               "re-runs) and are stored in the records' <tt>verification.flags</tt>.</p>"));
@@ -99,6 +107,12 @@ void SuspiciousView::showSelected()
                 row.problem.toHtmlEscaped() + QLatin1String("</h3><p>") + row.model.toHtmlEscaped();
     if (!std::isnan(row.speedup)) h += tr(", claimed speedup %1×").arg(row.speedup, 0, 'f', 2);
     h += QLatin1String("</p><ul>");
+    if (row.unverifiedClaim)
+        h += QLatin1String("<li><b>unverified_claim</b>: ") +
+             tr("above the %1x threshold, and nothing has verified it: no flags, not re-run here. Re-run it live "
+                "(KernelBench samples through the PyTorch bridge) before believing it.")
+                 .arg(unverifiedClaimThreshold()) +
+             QLatin1String("</li>");
     for (const auto& f : r.verification.flags)
         h += QLatin1String("<li><b>") + QString::fromStdString(f.code).toHtmlEscaped() + QLatin1String("</b> (") +
              QString::fromStdString(f.severity.empty() ? std::string("warning") : f.severity).toHtmlEscaped() +

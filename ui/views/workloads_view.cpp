@@ -106,6 +106,8 @@ QString WorkloadsView::figureTitle() const
 
 void WorkloadsView::setProjectData(ProjectDataPtr next)
 {
+    // A reload keeps the workload the user chose, when it is still there.
+    const QString chosen = currentWorkloadName();
     m_data = next ? std::move(next) : std::make_shared<ProjectData>();
     {
         QSignalBlocker block(m_workloadBox);
@@ -126,8 +128,21 @@ void WorkloadsView::setProjectData(ProjectDataPtr next)
         m_topModel->setData(m_data);
         return;
     }
-    m_workloadBox->setCurrentIndex(0);
-    showWorkload(0);
+    int index = 0;
+    for (std::size_t i = 0; i < m_data->workloads.size(); ++i)
+        if (m_data->workloads[i].name == chosen) index = static_cast<int>(i);
+    {
+        QSignalBlocker block(m_workloadBox);
+        m_workloadBox->setCurrentIndex(index);
+    }
+    showWorkload(index);
+}
+
+QString WorkloadsView::currentWorkloadName() const
+{
+    const int i = m_workloadBox->currentIndex();
+    if (i < 0 || static_cast<std::size_t>(i) >= m_data->workloads.size()) return {};
+    return m_data->workloads[static_cast<std::size_t>(i)].name;
 }
 
 void WorkloadsView::selectWorkload(int index)
@@ -175,17 +190,27 @@ void WorkloadsView::showWorkload(int index)
     } else {
         row(tr("w, win rate"), pct(in.w) + tr(" (%1 of %2)").arg(in.wins).arg(in.correctTimed));
         row(tr("s, median speedup of %1").arg(in.basis), QString::number(in.s, 'f', 3) + QLatin1Char('x'));
-        row(tr("expected saving f·w·(1−1/s)"), pct(in.expectedSaving));
+        row(tr("expected saving f·w·(1−1/s), pooled"), pct(in.expectedSaving));
         row(tr("Amdahl bound, every addressable kernel at s"),
             pct(in.amdahlSaving) + QLatin1String(" (") + QString::number(in.amdahlSpeedup, 'f', 3) + QLatin1String("x)"));
         for (const auto& fam : in.families)
             row(tr("· %1 (%2 of GPU time)").arg(fam.family, pct(fam.fraction)), pct(fam.saving));
-        h += QLatin1String("</table><p style='color:#555'>") +
-             tr("Records matched by %1: %2 records, %3 problems (<tt>kwb project</tt> computes the same).")
+        if (!in.families.empty())
+            row(tr("Σ over families (each its own w, s)"), pct(in.familySavingSum));
+        h += QLatin1String("</table><p style='color:#555'>");
+        // The pooled headline and the per-family sum differ whenever the families' w and s differ.
+        if (!in.families.empty())
+            h += tr("Quote the sum over families: each family's own win rate and speedup on its own share of GPU "
+                    "time. The pooled figure applies all matched records' w and s to the whole f. ");
+        h += tr("Records matched by %1: %2 records, %3 problems (<tt>kwb project</tt> computes the same).")
                  .arg(in.matching)
                  .arg(in.records)
-                 .arg(in.problems) +
-             QLatin1String("</p>");
+                 .arg(in.problems);
+        if (in.errorFlagged > 0)
+            h += tr(" Left out of w and s: %1 correct, timed records with an error flag (their kernels cannot "
+                    "have done the work).")
+                     .arg(in.errorFlagged);
+        h += QLatin1String("</p>");
     }
     m_projection->setText(h);
 }

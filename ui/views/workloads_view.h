@@ -28,6 +28,7 @@ public:
     QString figureTitle() const override;
 
     void selectWorkload(int index);
+    QString currentWorkloadName() const; // "" when none
     int workloadCount() const { return static_cast<int>(m_data->workloads.size()); }
     TopKernelsModel* topKernels() const { return m_topModel; }
     QString projectionText() const;
