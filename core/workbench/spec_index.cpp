@@ -20,36 +20,34 @@ std::string normalised(const std::string& path)
 
 } // namespace
 
-void SpecIndex::addProblemFile(const std::string& path)
+// Parses one spec file into `specs` and `byId`, once per file; a file that
+// fails is kept as an issue. The first of two equal ids wins, as in a search.
+template <typename Spec, typename Load>
+void SpecIndex::addFile(const std::string& path, Load&& load, std::vector<std::unique_ptr<Spec>>& specs,
+    std::map<std::string, const Spec*, std::less<>>& byId)
 {
     const std::string key = normalised(path);
     if (std::find(m_files.begin(), m_files.end(), key) != m_files.end()) return;
     m_files.push_back(key);
-    auto spec = loadProblemSpec(path);
+    auto spec = load(path);
     if (!spec) {
         m_issues.push_back(spec.status());
         return;
     }
-    auto owned = std::make_unique<ProblemSpec>(std::move(spec).value());
+    auto owned = std::make_unique<Spec>(std::move(spec).value());
     if (owned->specPath.empty()) owned->specPath = path;
-    m_problemById.emplace(owned->id, owned.get()); // the first of two equal ids wins, as in a search
-    m_problems.push_back(std::move(owned));
+    byId.emplace(owned->id, owned.get());
+    specs.push_back(std::move(owned));
+}
+
+void SpecIndex::addProblemFile(const std::string& path)
+{
+    addFile(path, [](const std::string& p) { return loadProblemSpec(p); }, m_problems, m_problemById);
 }
 
 void SpecIndex::addCandidateFile(const std::string& path)
 {
-    const std::string key = normalised(path);
-    if (std::find(m_files.begin(), m_files.end(), key) != m_files.end()) return;
-    m_files.push_back(key);
-    auto spec = loadCandidateSpec(path);
-    if (!spec) {
-        m_issues.push_back(spec.status());
-        return;
-    }
-    auto owned = std::make_unique<CandidateSpec>(std::move(spec).value());
-    if (owned->specPath.empty()) owned->specPath = path;
-    m_candidateById.emplace(owned->id, owned.get());
-    m_candidates.push_back(std::move(owned));
+    addFile(path, [](const std::string& p) { return loadCandidateSpec(p); }, m_candidates, m_candidateById);
 }
 
 void SpecIndex::addDirectory(const std::string& dir)

@@ -38,6 +38,10 @@ public:
     const std::vector<Status>& issues() const { return m_issues; }
 
 private:
+    template <typename Spec, typename Load>
+    void addFile(const std::string& path, Load&& load, std::vector<std::unique_ptr<Spec>>& specs,
+        std::map<std::string, const Spec*, std::less<>>& byId);
+
     std::vector<std::unique_ptr<ProblemSpec>> m_problems;
     std::vector<std::unique_ptr<CandidateSpec>> m_candidates;
     std::map<std::string, const ProblemSpec*, std::less<>> m_problemById;
