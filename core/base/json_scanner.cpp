@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <vector>
 
 #include "base/utf8.h"
 
@@ -104,18 +105,30 @@ Scan skipValueImpl(Cursor& c, int maxDepth)
     if (skipWs(c) != Scan::Ok) return Scan::NeedMore;
     if (*c.p != '{' && *c.p != '[') return skipScalarImpl<kStrict>(c);
     if (maxDepth > kMaxScanDepth) maxDepth = kMaxScanDepth;
-    std::uint64_t isObject[kMaxScanDepth / 64] = {};
+    // One bit per open container (1 = object): a word covers real documents,
+    // deeper nesting spills to the heap.
+    std::uint64_t shallow = 0;
+    std::vector<std::uint64_t> deep;
     int depth = 0;
     auto open = [&](char ch) -> bool {
         if (depth >= maxDepth) return false;
         const std::uint64_t bit = std::uint64_t(1) << (depth % 64);
-        if (ch == '{') isObject[depth / 64] |= bit;
-        else isObject[depth / 64] &= ~bit;
+        std::uint64_t* word = &shallow;
+        if (depth >= 64) {
+            if (deep.size() <= static_cast<std::size_t>(depth / 64)) deep.resize(static_cast<std::size_t>(depth / 64) + 1, 0);
+            word = &deep[static_cast<std::size_t>(depth / 64)];
+        }
+        if (ch == '{') *word |= bit;
+        else *word &= ~bit;
         ++depth;
         ++c.p;
         return true;
     };
-    auto inObject = [&]() { return (isObject[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1; };
+    auto inObject = [&]() {
+        const int d = depth - 1;
+        const std::uint64_t word = d < 64 ? shallow : deep[static_cast<std::size_t>(d / 64)];
+        return (word >> (d % 64)) & 1;
+    };
     if (!open(*c.p)) return c.bad(c.p, "JSON nesting is deeper than the limit (KWB_MAX_JSON_DEPTH)");
     bool justOpened = true;
     for (;;) {
@@ -171,7 +184,7 @@ Scan skipScalar(Cursor& c)
     return skipScalarImpl<false>(c);
 }
 
-Scan skipValue(Cursor& c, int maxDepth)
+Scan skipValueSlow(Cursor& c, int maxDepth)
 {
     return skipValueImpl<false>(c, maxDepth);
 }

@@ -134,22 +134,60 @@ inline bool isNumChar(char ch)
     return isDigit(ch) || ch == '-' || ch == '+' || ch == '.' || ch == 'e' || ch == 'E';
 }
 
-// A number token, kept as text (validated); interpretation is up to the caller.
+// A number token, kept as text; interpretation is up to the caller. One pass
+// checks the grammar (this runs for every ts, dur, pid and id of a trace).
 inline Scan scanNumber(Cursor& c, std::string_view& out)
 {
     const char* s = c.p;
-    while (c.p < c.end && isNumChar(*c.p)) ++c.p;
-    if (c.p == c.end && !c.final) return Scan::NeedMore; // may continue in the next window
-    out = {s, static_cast<std::size_t>(c.p - s)};
-    if (!validNumber(s, c.p)) return c.bad(s, "malformed number");
+    const char* p = s;
+    const char* end = c.end;
+    auto digits = [&]() {
+        const char* q = p;
+        while (p < end && isDigit(*p)) ++p;
+        return p > q;
+    };
+    bool ok = true;
+    if (p < end && *p == '-') ++p;
+    if (p < end && *p == '0') ++p;
+    else ok = digits();
+    if (ok && p < end && *p == '.') {
+        ++p;
+        ok = digits();
+    }
+    if (ok && p < end && (*p == 'e' || *p == 'E')) {
+        ++p;
+        if (p < end && (*p == '+' || *p == '-')) ++p;
+        ok = digits();
+    }
+    if (p == end && !c.final) return Scan::NeedMore; // may continue in the next window
+    // "01", "1.2.3", "1e": the token goes on past what the grammar allows.
+    if (!ok || (p < end && isNumChar(*p))) return c.bad(s, "malformed number");
+    c.p = p;
+    out = {s, static_cast<std::size_t>(p - s)};
     return Scan::Ok;
 }
 
 // Skips one scalar (string, number, true, false, null).
 Scan skipScalar(Cursor& c);
 
+// Containers and literals: the out-of-line part of skipValue.
+Scan skipValueSlow(Cursor& c, int maxDepth);
+
 // Skips any JSON value, validating it; containers deeper than maxDepth are an error.
-Scan skipValue(Cursor& c, int maxDepth = kDefaultMaxDepth);
+inline Scan skipValue(Cursor& c, int maxDepth = kDefaultMaxDepth)
+{
+    if (skipWs(c) != Scan::Ok) return Scan::NeedMore;
+    const char ch = *c.p;
+    if (ch == '"') {
+        StrTok t;
+        return scanString(c, t);
+    }
+    if (ch == '-' || isDigit(ch)) {
+        std::string_view n;
+        return scanNumber(c, n);
+    }
+    return skipValueSlow(c, maxDepth);
+}
 
 // Expects `ch` after optional whitespace.
 inline Scan expect(Cursor& c, char ch, const char* what)

@@ -48,7 +48,6 @@ std::optional<std::int64_t> toInt(std::string_view t)
 // obeys the same range, so 9.1e15 fails exactly as 9100000000000000 does.
 std::optional<std::int64_t> usToNs(std::string_view t)
 {
-    if (!jscan::validNumber(t.data(), t.data() + t.size())) return std::nullopt;
     std::size_t i = 0;
     bool neg = false;
     if (i < t.size() && t[i] == '-') {
@@ -57,7 +56,8 @@ std::optional<std::int64_t> usToNs(std::string_view t)
     }
     constexpr std::uint64_t kMaxUs = static_cast<std::uint64_t>(kMaxTimeNs) / 1000;
     std::uint64_t whole = 0;
-    for (; i < t.size() && jscan::isDigit(t[i]); ++i) {
+    std::size_t digits = 0;
+    for (; i < t.size() && jscan::isDigit(t[i]); ++i, ++digits) {
         whole = whole * 10 + static_cast<std::uint64_t>(t[i] - '0');
         if (whole > kMaxUs) return std::nullopt;
     }
@@ -66,7 +66,7 @@ std::optional<std::int64_t> usToNs(std::string_view t)
     bool roundUp = false;
     if (i < t.size() && t[i] == '.') {
         ++i;
-        for (; i < t.size() && jscan::isDigit(t[i]); ++i) {
+        for (; i < t.size() && jscan::isDigit(t[i]); ++i, ++digits) {
             if (fracDigits < 3) {
                 frac = frac * 10 + static_cast<std::uint64_t>(t[i] - '0');
                 ++fracDigits;
@@ -76,10 +76,13 @@ std::optional<std::int64_t> usToNs(std::string_view t)
             }
         }
     }
+    if (digits == 0) return std::nullopt;
     if (i != t.size()) {
         // Exponent form: rare, take the slow path, under the same bound.
         const std::string tmp(t);
-        const double ns = std::strtod(tmp.c_str(), nullptr) * 1000.0;
+        char* endp = nullptr;
+        const double ns = std::strtod(tmp.c_str(), &endp) * 1000.0;
+        if (endp != tmp.c_str() + tmp.size()) return std::nullopt;
         if (!(ns >= -static_cast<double>(kMaxTimeNs) && ns <= static_cast<double>(kMaxTimeNs))) return std::nullopt;
         return static_cast<std::int64_t>(ns + (ns >= 0 ? 0.5 : -0.5));
     }
