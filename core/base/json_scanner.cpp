@@ -55,8 +55,26 @@ Scan scanStringStrict(Cursor& c)
             const char e = s[1];
             if (e == 'u') {
                 if (s + 5 >= c.end) return Scan::NeedMore;
-                for (int i = 2; i <= 5; ++i)
-                    if (hexVal(s[i]) < 0) return c.bad(s, "malformed \\u escape");
+                std::uint32_t cp = 0;
+                for (int i = 2; i <= 5; ++i) {
+                    const int h = hexVal(s[i]);
+                    if (h < 0) return c.bad(s, "malformed \\u escape");
+                    cp = cp * 16 + static_cast<std::uint32_t>(h);
+                }
+                // UTF-16 surrogates come in pairs: strict parsers reject a lone one.
+                if (cp >= 0xDC00 && cp < 0xE000) return c.bad(s, "lone low surrogate in a \\u escape");
+                if (cp >= 0xD800 && cp < 0xDC00) {
+                    if (s + 11 >= c.end) return c.bad(s, "high surrogate not followed by a low one");
+                    std::uint32_t lo = 0;
+                    bool ok = s[6] == '\\' && s[7] == 'u';
+                    for (int i = 8; ok && i <= 11; ++i) {
+                        const int h = hexVal(s[i]);
+                        ok = h >= 0;
+                        lo = lo * 16 + static_cast<std::uint32_t>(h);
+                    }
+                    if (!ok || lo < 0xDC00 || lo >= 0xE000) return c.bad(s, "high surrogate not followed by a low one");
+                    s += 6;
+                }
                 s += 5;
             } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
                 ++s;
