@@ -1,6 +1,7 @@
 #include "base/json_scanner.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <vector>
 
@@ -97,7 +98,13 @@ Scan skipScalarImpl(Cursor& c)
     }
     if (first == '-' || isDigit(first)) {
         std::string_view num;
-        return scanNumber(c, num);
+        const Scan s = scanNumber(c, num);
+        if constexpr (kStrict) {
+            // Valid grammar, but 1e400 is no double: common parsers refuse it.
+            if (s == Scan::Ok && !std::isfinite(std::strtod(std::string(num).c_str(), nullptr)))
+                return c.bad(num.data(), "number out of range of a double");
+        }
+        return s;
     }
     for (std::string_view lit : {std::string_view("true"), std::string_view("false"), std::string_view("null")}) {
         if (first != lit[0]) continue;
