@@ -8,7 +8,9 @@ packages=(
   qt6-base-dev qt6-base-dev-tools qt6-charts-dev qt6-svg-dev libgl1-mesa-dev
   # Qt6Charts' CMake package needs Qt6OpenGL's, which qt6-base-dev only recommends
   libqt6opengl6-dev
-  nlohmann-json3-dev libsimdjson-dev libsqlite3-dev zlib1g-dev
+  nlohmann-json3-dev libsimdjson-dev libsqlite3-dev zlib1g-dev libre2-dev
+  # libFuzzer harnesses (tests/fuzz, scripts/fuzz.sh)
+  clang
   xvfb xauth fonts-dejavu-core gzip python3
   # the Slurm CI test stands up a real cluster on loopback (tests/slurm/)
   slurmctld slurmd slurm-client munge

@@ -12,7 +12,7 @@ namespace kwb {
 std::string familyOfProblem(const RuleTable& rules, const std::string& problemName)
 {
     for (const ProblemMapping& m : rules.problemMappings())
-        if (std::regex_search(problemName, *m.regex)) return m.family;
+        if (m.matches(problemName)) return m.family;
     return {};
 }
 

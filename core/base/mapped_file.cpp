@@ -1,12 +1,13 @@
 #include "base/mapped_file.h"
 
+#include "base/byte_stream.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 namespace kwb {
 
@@ -93,37 +94,9 @@ Result<std::string> readFileContents(const std::string& path)
 {
     KWB_ASSIGN_OR_RETURN(MappedFile mapped, MappedFile::open(path));
     if (!looksGzipped(mapped.data())) return std::string(mapped.data());
-
-    gzFile gz = ::gzopen(path.c_str(), "rb");
-    if (!gz) return Status(ErrorCode::IoError, "cannot open gzip stream", SourcePosition{path});
-    ::gzbuffer(gz, 1 << 20);
-    std::string out;
-    std::string chunk(1 << 20, '\0');
-    for (;;) {
-        const int n = ::gzread(gz, chunk.data(), static_cast<unsigned>(chunk.size()));
-        if (n < 0) {
-            int errnum = 0;
-            const char* msg = ::gzerror(gz, &errnum);
-            SourcePosition where{path};
-            where.offset = static_cast<std::int64_t>(out.size());
-            std::string reason = std::string("gzip stream is corrupt: ") + (msg ? msg : "unknown");
-            ::gzclose(gz);
-            return Status(ErrorCode::ParseError, reason + " (after " + std::to_string(out.size()) + " inflated bytes)", where);
-        }
-        if (n == 0) break;
-        out.append(chunk.data(), static_cast<std::size_t>(n));
-    }
-    int errnum = 0;
-    const char* msg = ::gzerror(gz, &errnum);
-    // zlib reports a stream cut off before its trailer as Z_BUF_ERROR after the last read.
-    if (errnum != Z_OK && errnum != Z_STREAM_END) {
-        SourcePosition where{path};
-        std::string reason = std::string("gzip stream is truncated or corrupt: ") + (msg ? msg : "unknown");
-        ::gzclose(gz);
-        return Status(ErrorCode::ParseError, reason, where);
-    }
-    ::gzclose(gz);
-    return out;
+    // The same bounded inflater as the streaming readers: size and ratio limits.
+    GzipStream gz(std::make_unique<MemoryStream>(mapped.data()), path);
+    return readAll(gz);
 }
 
 void lineColumnOf(std::string_view text, std::size_t offset, std::int64_t& line, std::int64_t& column)

@@ -1,5 +1,7 @@
 #include "problems/problem_spec.h"
 
+#include "base/checked_int.h"
+
 #include <limits>
 #include <set>
 
@@ -278,7 +280,7 @@ nlohmann::json expressionJson(const std::string& e)
     // Plain integers go back out as numbers, as they were most likely written.
     bool digits = !e.empty() && e.size() < 19;
     for (char c : e) digits = digits && c >= '0' && c <= '9';
-    if (digits) return std::stoll(e);
+    if (digits) return parseInt64(e).value_or(0); // < 19 digits: always fits
     return e;
 }
 

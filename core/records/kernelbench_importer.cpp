@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <regex>
 
+#include <unordered_map>
+
+#include "base/checked_int.h"
 #include "base/mapped_file.h"
 #include "records/json_dom.h"
 
@@ -15,18 +18,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Levels are small numbers (1-4 today); anything past this is corrupt input.
+constexpr std::int64_t kMaxLevel = 1'000'000;
+
 std::string lower(std::string s)
 {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
 }
 
-std::optional<std::int64_t> levelFromPath(const std::string& path)
+// The level a path names ("runs/level2/..."): nullopt when it names none;
+// `outOfRange` is set when it names one too large to be a level.
+std::optional<std::int64_t> levelFromPath(const std::string& path, bool& outOfRange)
 {
     static const std::regex re(R"((?:^|[^a-z])level[_\-]?([0-9]+))", std::regex::icase);
     std::smatch m;
-    if (std::regex_search(path, m, re)) return std::stoll(m[1].str());
-    return std::nullopt;
+    outOfRange = false;
+    if (!std::regex_search(path, m, re)) return std::nullopt;
+    auto level = parseBoundedInt(m[1].str(), 0, kMaxLevel);
+    outOfRange = !level;
+    return level;
 }
 
 std::optional<double> numberOf(const json& j)
@@ -77,22 +88,47 @@ Outcome classify(bool compiled, bool correct, const json& metadata)
     return Outcome::Incorrect;
 }
 
-void fillStatsFromKernelBench(const json& stats, RuntimeStats& out, RawFields& extra)
+// Reads KernelBench's timing statistics; a known member of the wrong type is
+// an error (its name and the reason in `problem`), unknown ones are kept.
+bool fillStatsFromKernelBench(const json& stats, RuntimeStats& out, RawFields& extra, std::string& problem)
 {
     for (auto it = stats.begin(); it != stats.end(); ++it) {
         const std::string& k = it.key();
         const json& v = it.value();
-        if (k == "mean" && v.is_number()) out.meanMs = v.get<double>();
-        else if (k == "std" && v.is_number()) out.stdMs = v.get<double>();
-        else if (k == "min" && v.is_number()) out.minMs = v.get<double>();
-        else if (k == "max" && v.is_number()) out.maxMs = v.get<double>();
-        else if (k == "median" && v.is_number()) out.medianMs = v.get<double>();
-        else if (k == "num_trials" && v.is_number_integer()) out.provenance.trials = v.get<std::int64_t>();
-        else if (k == "hardware" && v.is_string()) out.provenance.gpu = v.get<std::string>();
-        else extra.push_back({k, v.dump()});
+        std::optional<double>* number = k == "mean" ? &out.meanMs
+            : k == "std"                            ? &out.stdMs
+            : k == "min"                            ? &out.minMs
+            : k == "max"                            ? &out.maxMs
+            : k == "median"                         ? &out.medianMs
+                                                    : nullptr;
+        if (number) {
+            if (v.is_null()) continue;
+            if (!v.is_number()) {
+                problem = k + ": \"" + k + "\" is " + jsonTypeName(v) + ", expected a number";
+                return false;
+            }
+            *number = v.get<double>();
+        } else if (k == "num_trials") {
+            if (v.is_null()) continue;
+            if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)) {
+                problem = k + ": \"num_trials\" is " + jsonTypeName(v) + ", expected an integer";
+                return false;
+            }
+            out.provenance.trials = v.get<std::int64_t>();
+        } else if (k == "hardware") {
+            if (v.is_null()) continue;
+            if (!v.is_string()) {
+                problem = k + ": \"hardware\" is " + jsonTypeName(v) + ", expected a string";
+                return false;
+            }
+            out.provenance.gpu = v.get<std::string>();
+        } else {
+            extra.push_back({k, v.dump()});
+        }
     }
     // KernelBench times with CUDA events on the default stream.
     if (!out.empty()) out.provenance.timer = "cuda_event";
+    return true;
 }
 
 FileReport fatalReport(const std::string& file, const char* format, Status s)
@@ -111,7 +147,7 @@ std::optional<std::pair<std::int64_t, std::string>> parseProblemFileName(std::st
     std::size_t i = 0;
     while (i < fileName.size() && std::isdigit(static_cast<unsigned char>(fileName[i]))) ++i;
     if (i == 0 || i > 9) return std::nullopt;
-    const std::int64_t id = std::stoll(std::string(fileName.substr(0, i)));
+    const std::int64_t id = parseInt64(fileName.substr(0, i)).value_or(0); // at most 9 digits: always fits
     std::string_view name = fileName;
     if (name.size() > 3 && name.substr(name.size() - 3) == ".py") name.remove_suffix(3);
     return std::make_pair(id, std::string(name));
@@ -139,25 +175,48 @@ RecordSet importKernelBenchEval(std::string_view text, const std::string& fileNa
     const fs::path p(fileName);
     const std::string run = !options.run.empty() ? options.run : p.parent_path().filename().string();
     const std::string model = !options.model.empty() ? options.model : run;
-    const auto level = options.level ? options.level : levelFromPath(fileName);
+    bool levelOutOfRange = false;
+    const auto level = options.level ? options.level : levelFromPath(fileName, levelOutOfRange);
+    if (levelOutOfRange)
+        report.issues.push_back(Status(ErrorCode::SchemaError,
+            "the level number in the file's path is out of range (0.." + std::to_string(kMaxLevel) + "): level unknown",
+            SourcePosition{fileName}));
 
+    // Positions of the problem keys, for messages; nlohmann keeps only the
+    // last of duplicate keys, so duplicates are found here.
+    std::unordered_map<std::string, std::size_t> keyOffset;
+    for (const auto& m : topLevelOffsets(text)) {
+        auto [at, inserted] = keyOffset.emplace(m.key, m.offset);
+        if (!inserted) {
+            ++report.badRecords;
+            if (report.issues.size() < kMaxIssuesPerFile)
+                report.issues.push_back(Status(ErrorCode::SchemaError,
+                    "duplicate problem key \"" + m.key + "\": only its last value is read",
+                    jsonPosition(text, m.offset, fileName, m.key)));
+            at->second = m.offset; // nlohmann keeps the last one
+        }
+    }
+    auto positionOf = [&](const std::string& key, const std::string& path) {
+        auto at = keyOffset.find(key);
+        if (at == keyOffset.end()) return SourcePosition{fileName, 0, 0, -1, path};
+        return jsonPosition(text, at->second, fileName, path);
+    };
+    std::string currentKey;
     auto bad = [&](const std::string& path, std::string reason) {
         ++report.badRecords;
         if (report.issues.size() < kMaxIssuesPerFile)
-            report.issues.push_back(Status(ErrorCode::SchemaError, std::move(reason), SourcePosition{fileName, 0, 0, -1, path}));
+            report.issues.push_back(Status(ErrorCode::SchemaError, std::move(reason), positionOf(currentKey, path)));
     };
 
     for (auto it = root.begin(); it != root.end(); ++it) {
         const std::string& key = it.key();
-        std::int64_t problemId = 0;
-        try {
-            std::size_t used = 0;
-            problemId = std::stoll(key, &used);
-            if (used != key.size()) throw std::invalid_argument(key);
-        } catch (const std::exception&) {
-            bad(key, "key \"" + key + "\" is not a problem id");
+        currentKey = key;
+        const auto parsedId = parseInt64(key);
+        if (!parsedId) {
+            bad(key, "key \"" + key + "\" is not a problem id (an integer within int64)");
             continue;
         }
+        const std::int64_t problemId = *parsedId;
         // v0: one object per problem; later: a list of samples.
         std::vector<const json*> samples;
         if (it->is_object()) samples.push_back(&*it);
@@ -203,7 +262,7 @@ RecordSet importKernelBenchEval(std::string_view text, const std::string& fileNa
                 const json& v = f.value();
                 if (k == "compiled" || k == "correctness") continue;
                 if (k == "sample_id") {
-                    if (!v.is_number_integer()) {
+                    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)) {
                         bad(path + ".sample_id", "\"sample_id\" is " + jsonTypeName(v) + ", expected an integer");
                         badField = true;
                         break;
@@ -217,9 +276,20 @@ RecordSet importKernelBenchEval(std::string_view text, const std::string& fileNa
                     }
                     // runtime <= 0 means KernelBench did not time the sample.
                     if (auto d = numberOf(v); d && *d > 0 && !r.candidate.meanMs) r.candidate.meanMs = d;
-                } else if (k == "runtime_stats" && v.is_object()) {
+                } else if (k == "runtime_stats") {
+                    if (v.is_null()) continue;
+                    if (!v.is_object()) {
+                        bad(path + ".runtime_stats", "\"runtime_stats\" is " + jsonTypeName(v) + ", expected an object");
+                        badField = true;
+                        break;
+                    }
                     RuntimeStats stats;
-                    fillStatsFromKernelBench(v, stats, r.candidate.extra);
+                    std::string problem;
+                    if (!fillStatsFromKernelBench(v, stats, r.candidate.extra, problem)) {
+                        bad(path + ".runtime_stats." + problem.substr(0, problem.find(':')), problem.substr(problem.find(':') + 2));
+                        badField = true;
+                        break;
+                    }
                     if (stats.meanMs && *stats.meanMs <= 0) stats.meanMs.reset();
                     const auto keepMean = r.candidate.meanMs;
                     RawFields keepExtra = std::move(r.candidate.extra);
@@ -281,6 +351,19 @@ Result<BaselineTable> parseKernelBenchBaseline(std::string_view text, const std:
         table.name = (c == "torch") ? "torch_eager" : c;
     }
 
+    std::unordered_map<std::string, std::size_t> keyOffset;
+    for (const auto& m : topLevelOffsets(text)) {
+        if (!keyOffset.emplace(m.key, m.offset).second) {
+            ++table.badEntries;
+            table.issues.push_back(Status(ErrorCode::SchemaError, "duplicate level key \"" + m.key + "\": only its last value is read",
+                jsonPosition(text, m.offset, fileName, m.key)));
+        }
+    }
+    auto positionOf = [&](const std::string& key, const std::string& path) {
+        auto at = keyOffset.find(key);
+        if (at == keyOffset.end()) return SourcePosition{fileName, 0, 0, -1, path};
+        return jsonPosition(text, at->second, fileName, path);
+    };
     std::size_t levels = 0;
     for (auto lv = root.begin(); lv != root.end(); ++lv) {
         const std::string& levelKey = lv.key();
@@ -289,14 +372,22 @@ Result<BaselineTable> parseKernelBenchBaseline(std::string_view text, const std:
             || !std::all_of(levelKey.begin() + 5, levelKey.end(), [](unsigned char c) { return std::isdigit(c); })) {
             ++table.badEntries;
             table.issues.push_back(Status(ErrorCode::SchemaError, "top-level key \"" + levelKey + "\" is not \"levelN\"",
-                SourcePosition{fileName, 0, 0, -1, levelKey}));
+                positionOf(levelKey, levelKey)));
             continue;
         }
-        level = std::stoll(levelKey.substr(5));
+        if (auto parsed = parseBoundedInt(std::string_view(levelKey).substr(5), 0, kMaxLevel)) {
+            level = *parsed;
+        } else {
+            ++table.badEntries;
+            table.issues.push_back(Status(ErrorCode::SchemaError,
+                "level number in \"" + levelKey + "\" is out of range (0.." + std::to_string(kMaxLevel) + ")",
+                positionOf(levelKey, levelKey)));
+            continue;
+        }
         if (!lv->is_object()) {
             ++table.badEntries;
             table.issues.push_back(Status(ErrorCode::SchemaError, "expected an object of problems, found " + jsonTypeName(*lv),
-                SourcePosition{fileName, 0, 0, -1, levelKey}));
+                positionOf(levelKey, levelKey)));
             continue;
         }
         ++levels;
@@ -306,7 +397,7 @@ Result<BaselineTable> parseKernelBenchBaseline(std::string_view text, const std:
             auto fail = [&](std::string reason) {
                 ++table.badEntries;
                 if (table.issues.size() < kMaxIssuesPerFile)
-                    table.issues.push_back(Status(ErrorCode::SchemaError, std::move(reason), SourcePosition{fileName, 0, 0, -1, path}));
+                    table.issues.push_back(Status(ErrorCode::SchemaError, std::move(reason), positionOf(levelKey, path)));
             };
             if (!parsedName) {
                 fail("problem key does not start with a problem id");
@@ -323,7 +414,11 @@ Result<BaselineTable> parseKernelBenchBaseline(std::string_view text, const std:
             }
             BaselineEntry entry;
             entry.problemName = parsedName->second;
-            fillStatsFromKernelBench(*pr, entry.stats, entry.stats.extra);
+            std::string problem;
+            if (!fillStatsFromKernelBench(*pr, entry.stats, entry.stats.extra, problem)) {
+                fail(problem.substr(problem.find(':') + 2));
+                continue;
+            }
             entry.stats.provenance.source = fileName;
             entry.stats.provenance.config = table.hardware + "/" + table.config;
             if (entry.stats.provenance.gpu.empty()) entry.stats.provenance.gpu = table.hardware;

@@ -37,11 +37,26 @@ RecordSet importLeaderboard(std::string_view text, const std::string& fileName)
         set.files.push_back(std::move(report));
         return set;
     }
-    auto bad = [&](std::size_t index, std::string reason) {
+    const std::vector<JsonMemberOffset> offsets = topLevelOffsets(text);
+    auto bad = [&](std::size_t index, std::string reason, const std::string& member = {}) {
         ++report.badRecords;
-        if (report.issues.size() < kMaxIssuesPerFile)
-            report.issues.push_back(Status(ErrorCode::SchemaError, std::move(reason),
-                SourcePosition{fileName, 0, 0, -1, "[" + std::to_string(index) + "]"}));
+        if (report.issues.size() >= kMaxIssuesPerFile) return;
+        std::string path = "[" + std::to_string(index) + "]" + (member.empty() ? "" : "." + member);
+        SourcePosition where = index < offsets.size() ? jsonPosition(text, offsets[index].offset, fileName, path)
+                                                      : SourcePosition{fileName, 0, 0, -1, path};
+        report.issues.push_back(Status(ErrorCode::SchemaError, std::move(reason), std::move(where)));
+    };
+    // An integer member as int64 within [0, max]; nullopt when missing, mistyped or out of range.
+    auto intIn = [](const json* v, std::int64_t max) -> std::optional<std::int64_t> {
+        if (!v) return std::nullopt;
+        if (v->is_number_unsigned()) {
+            const auto u = v->get<std::uint64_t>();
+            if (u > static_cast<std::uint64_t>(max)) return std::nullopt;
+            return static_cast<std::int64_t>(u);
+        }
+        const auto i = v->get<std::int64_t>();
+        if (i < 0 || i > max) return std::nullopt;
+        return i;
     };
 
     for (std::size_t i = 0; i < root.size(); ++i) {
@@ -68,12 +83,33 @@ RecordSet importLeaderboard(std::string_view text, const std::string& fileName)
             bad(i, "missing or mistyped member(s): " + missing);
             continue;
         }
+        // Problem ids become id + 1 below: both must stay far from int64's edge.
+        const auto id = intIn(problemId, 1'000'000'000);
+        const auto lvl = intIn(level, 1'000'000);
+        if (!id || !lvl) {
+            bad(i, std::string(!id ? "\"problem_id\"" : "\"level\"") + " is out of range: " + (!id ? problemId : level)->dump(),
+                !id ? "problem_id" : "level");
+            continue;
+        }
+        // Known members of the wrong type would otherwise vanish.
+        std::string wrong;
+        for (const auto& [k, isOk] : {std::pair<const char*, bool (json::*)() const noexcept>{"kernel_eval_time", &json::is_number},
+                 {"baseline_torch_time", &json::is_number}, {"baseline_torch_compile_time", &json::is_number},
+                 {"code", &json::is_string}, {"file", &json::is_string}}) {
+            auto it = e.find(k);
+            if (it != e.end() && !it->is_null() && !((*it).*isOk)()) {
+                wrong = k;
+                bad(i, std::string("\"") + k + "\" is " + jsonTypeName(*it) + ", expected " + (isOk == &json::is_string ? "a string" : "a number"), k);
+                break;
+            }
+        }
+        if (!wrong.empty()) continue;
         EvalRecord r;
         r.problem.suite = "KernelBench";
-        r.problem.level = level->get<std::int64_t>();
+        r.problem.level = *lvl;
         // The leaderboard numbers problems from 0 (level 1 has ids 0..98; its id 39 samples
         // implement 40_LayerNorm.py); KernelBench's files and baseline tables count from 1.
-        r.problem.id = problemId->get<std::int64_t>() + 1;
+        r.problem.id = *id + 1;
         r.extra.push_back({"problem_id", problemId->dump()});
         r.model = model->get<std::string>();
         r.run = "leaderboard";

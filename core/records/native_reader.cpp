@@ -3,6 +3,7 @@
 #include <cstring>
 #include <simdjson.h>
 
+#include "base/json_scanner.h"
 #include "base/mapped_file.h"
 
 namespace kwb {
@@ -18,6 +19,9 @@ struct ParseContext {
     std::string_view prefix;
     std::string_view key;
     long index = -1;
+    // Set when a member kept verbatim is not valid JSON: where and why.
+    const char* rawErrorAt = nullptr;
+    std::string rawError;
     void at(std::string_view p, std::string_view k, long i = -1)
     {
         prefix = p;
@@ -49,7 +53,7 @@ std::string_view trimRight(std::string_view s)
     return s;
 }
 
-error_code rawJson(od::value v, std::string& out)
+error_code rawJson(od::value v, std::string& out, std::string_view& rawOut)
 {
     od::json_type t;
     KWB_SJ(v.type().get(t));
@@ -65,15 +69,25 @@ error_code rawJson(od::value v, std::string& out)
     } else {
         raw = v.raw_json_token();
     }
-    out.assign(trimRight(raw));
+    rawOut = trimRight(raw);
+    out.assign(rawOut);
     return simdjson::SUCCESS;
 }
 
-error_code keepRaw(od::field& f, std::string_view key, RawFields& extra)
+// Keeps an unknown member's JSON text to write it back; the on-demand parser
+// has not validated text it skipped, so it is checked strictly here, else a
+// malformed value would be written back verbatim.
+error_code keepRaw(ParseContext& ctx, od::field& f, std::string_view key, RawFields& extra)
 {
     RawField rf;
     rf.key.assign(key);
-    KWB_SJ(rawJson(f.value(), rf.json));
+    std::string_view raw;
+    KWB_SJ(rawJson(f.value(), rf.json, raw));
+    if (auto bad = jscan::validateJson(rf.json)) {
+        ctx.rawError = bad->what;
+        ctx.rawErrorAt = raw.data() + std::min(bad->offset, raw.size());
+        return simdjson::TAPE_ERROR;
+    }
     extra.push_back(std::move(rf));
     return simdjson::SUCCESS;
 }
@@ -169,10 +183,10 @@ error_code readProvenance(od::value v, Provenance& p, ParseContext& ctx)
             return forEachField(f.value(), [&](od::field& t, std::string_view tk) -> error_code {
                 if (tk == "atol") return readOptDouble(t.value(), p.tolerance.atol);
                 if (tk == "rtol") return readOptDouble(t.value(), p.tolerance.rtol);
-                return keepRaw(t, std::string("tolerance.") + std::string(tk), p.extra);
+                return keepRaw(ctx, t, std::string("tolerance.") + std::string(tk), p.extra);
             });
         }
-        return keepRaw(f, key, p.extra);
+        return keepRaw(ctx, f, key, p.extra);
     });
 }
 
@@ -185,7 +199,7 @@ error_code readStatsMember(od::field& f, std::string_view key, RuntimeStats& s, 
     if (key == "max_ms") return readOptDouble(f.value(), s.maxMs);
     if (key == "median_ms") return readOptDouble(f.value(), s.medianMs);
     if (key == "provenance") return readProvenance(f.value(), s.provenance, ctx);
-    return keepRaw(f, key, s.extra);
+    return keepRaw(ctx, f, key, s.extra);
 }
 
 error_code readCandidate(od::value v, RuntimeStats& s, ParseContext& ctx)
@@ -229,7 +243,7 @@ error_code readGrid(od::value v, Coverage& c, ParseContext& ctx)
                 return simdjson::SUCCESS;
             });
         }
-        return keepRaw(f, std::string("grid.") + std::string(key), c.extra);
+        return keepRaw(ctx, f, std::string("grid.") + std::string(key), c.extra);
     });
 }
 
@@ -249,7 +263,7 @@ error_code readCoverage(od::value v, Coverage& c, ParseContext& ctx)
             });
         }
         if (key == "grid") return readGrid(f.value(), c, ctx);
-        return keepRaw(f, key, c.extra);
+        return keepRaw(ctx, f, key, c.extra);
     });
     if (err) return err;
     if (static_cast<std::int64_t>(c.grid.rows) * c.grid.cols != static_cast<std::int64_t>(c.grid.writtenFraction.size())) {
@@ -275,13 +289,13 @@ error_code readVerification(od::value v, Verification& out, ParseContext& ctx)
                     if (fk == "code") return readString(ff.value(), flag.code);
                     if (fk == "reason") return readString(ff.value(), flag.reason);
                     if (fk == "severity") return readString(ff.value(), flag.severity);
-                    return keepRaw(ff, fk, flag.extra);
+                    return keepRaw(ctx, ff, fk, flag.extra);
                 });
                 out.flags.push_back(std::move(flag));
                 return err;
             });
         }
-        return keepRaw(f, key, out.extra);
+        return keepRaw(ctx, f, key, out.extra);
     });
 }
 
@@ -298,7 +312,7 @@ error_code readProblem(od::value v, EvalRecord& r, ParseContext& ctx)
         if (key == "level") return readOptInt(f.value(), r.problem.level);
         if (key == "id") return readOptInt(f.value(), r.problem.id);
         if (key == "name") return readString(f.value(), r.problem.name);
-        return keepRaw(f, "problem." + std::string(key), r.extra);
+        return keepRaw(ctx, f, "problem." + std::string(key), r.extra);
     });
 }
 
@@ -320,7 +334,7 @@ error_code readStatus(od::value v, EvalRecord& r, ParseContext& ctx)
             return f.value().get_bool().get(c);
         }
         if (key == "error") return readString(f.value(), r.error);
-        return keepRaw(f, "status." + std::string(key), r.extra);
+        return keepRaw(ctx, f, "status." + std::string(key), r.extra);
     });
 }
 
@@ -331,7 +345,7 @@ error_code readSource(od::value v, EvalRecord& r, ParseContext& ctx)
         if (key == "path") return readString(f.value(), r.source.path);
         if (key == "code") return readString(f.value(), r.source.code);
         if (key == "language") return readString(f.value(), r.source.language);
-        return keepRaw(f, "source." + std::string(key), r.extra);
+        return keepRaw(ctx, f, "source." + std::string(key), r.extra);
     });
 }
 
@@ -366,7 +380,7 @@ error_code readRecord(od::object obj, EvalRecord& r, ParseContext& ctx, SchemaPr
         else if (key == "speedup_baseline") KWB_SJ(readString(f.value(), r.speedupBaseline));
         else if (key == "verification") KWB_SJ(readVerification(f.value(), r.verification, ctx));
         else if (key == "source") KWB_SJ(readSource(f.value(), r, ctx));
-        else KWB_SJ(keepRaw(f, key, r.extra));
+        else KWB_SJ(keepRaw(ctx, f, key, r.extra));
     }
     if (!sawSchema) schema.message = "missing \"schema\" member (expected \"" + std::string(kRecordSchema) + "\")";
     return simdjson::SUCCESS;
@@ -403,7 +417,8 @@ RecordSet parseNativeRecords(std::string_view text, const std::string& fileName,
     for (const char* p = base; (p = static_cast<const char*>(std::memchr(p, '\n', size - static_cast<std::size_t>(p - base))));
          ++p)
         ++lines;
-    set.records.reserve(lines + 1);
+    // Capped by the size: a file of blank lines must not reserve a record each.
+    set.records.reserve(std::min(lines + 1, size / 256 + 1));
 
     std::int64_t lineNo = 0;
     std::size_t pos = 0;
@@ -423,6 +438,12 @@ RecordSet parseNativeRecords(std::string_view text, const std::string& fileName,
         const std::size_t lineStart = pos;
         pos = end + 1;
 
+        if (lineNo == 1 && line.size() >= 3 && line.substr(0, 3) == "\xEF\xBB\xBF") {
+            // A UTF-8 byte-order mark is not part of the first record.
+            line.remove_prefix(3);
+            len -= 3;
+        }
+        const std::size_t recordStart = static_cast<std::size_t>(line.data() - base);
         if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
         if ((lineNo & 0x3FF) == 0) {
             if (tctx.cancelled()) {
@@ -439,7 +460,7 @@ RecordSet parseNativeRecords(std::string_view text, const std::string& fileName,
         ParseContext pctx;
         SchemaProblem schema;
         od::document doc;
-        error_code err = parser.iterate(base + lineStart, len, size - lineStart + simdjson::SIMDJSON_PADDING).get(doc);
+        error_code err = parser.iterate(base + recordStart, len, size - recordStart + simdjson::SIMDJSON_PADDING).get(doc);
         const char* errorAt = nullptr;
         if (!err) {
             od::object obj;
@@ -458,9 +479,19 @@ RecordSet parseNativeRecords(std::string_view text, const std::string& fileName,
         if (err) {
             const std::string field = pctx.text();
             SourcePosition where{fileName, lineNo, 0, static_cast<std::int64_t>(lineStart), field};
-            if (errorAt && errorAt >= base + lineStart && errorAt <= base + lineStart + len)
-                where.column = static_cast<std::int64_t>(errorAt - (base + lineStart)) + 1;
             std::string reason = simdjson::error_message(err);
+            if (!pctx.rawError.empty()) {
+                errorAt = pctx.rawErrorAt;
+                reason = pctx.rawError;
+            } else if (!errorAt || err == simdjson::UTF8_ERROR || err == simdjson::UNESCAPED_CHARS || err == simdjson::TAPE_ERROR) {
+                // The on-demand parser often knows no position: the strict scanner finds it.
+                if (auto bad = jscan::validateJson(line)) {
+                    errorAt = line.data() + std::min(bad->offset, line.size());
+                    reason = bad->what;
+                }
+            }
+            if (errorAt && errorAt >= base + lineStart && errorAt <= base + lineStart + len + 3)
+                where.column = static_cast<std::int64_t>(errorAt - (base + lineStart)) + 1;
             if (err == simdjson::INCORRECT_TYPE && !field.empty())
                 reason = "member \"" + field + "\" has the wrong type or value";
             else if (!field.empty())

@@ -1,5 +1,7 @@
 #include "rerun/kernelbench_sample.h"
 
+#include "base/checked_int.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -57,11 +59,11 @@ void parseLayout(const fs::path& path, KernelBenchProblemFile& out)
     const auto underscore = stem.find('_');
     if (underscore != std::string::npos && underscore > 0
         && std::all_of(stem.begin(), stem.begin() + static_cast<std::ptrdiff_t>(underscore), [](char c) { return c >= '0' && c <= '9'; }))
-        out.problemId = std::stoll(stem.substr(0, underscore));
+        out.problemId = parseInt64(stem.substr(0, underscore)); // nullopt past int64
     const std::string parent = path.parent_path().filename().string();
     if (parent.size() > 5 && parent.rfind("level", 0) == 0
         && std::all_of(parent.begin() + 5, parent.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        out.level = std::stoll(parent.substr(5));
+        out.level = parseInt64(parent.substr(5));
 }
 
 std::optional<std::string> rawString(const EvalRecord& record, const char* key)

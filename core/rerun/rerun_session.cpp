@@ -10,10 +10,14 @@ Result<RerunRequest> makeRerunRequest(const ProblemSpec& problem, const Candidat
     const RerunOptions& options, std::string id)
 {
     KWB_RETURN_IF_ERROR(validateCandidate(candidate, problem));
-    KWB_ASSIGN_OR_RETURN(SizeMap sizes, resolveSizes(problem, options.sizes));
+    // Errors of the problem's own sizes and tensors name the problem file, so
+    // that a caller adding the candidate's file does not take the blame.
+    auto resolved = resolveSizes(problem, options.sizes);
+    if (!resolved) return resolved.status().withFile(problem.specPath);
+    const SizeMap sizes = std::move(resolved).value();
     // Catch size errors (overflow, zero grids) here, where they can be named, not in the runner.
-    KWB_RETURN_IF_ERROR(resolveTensors(problem.inputs, sizes).status());
-    KWB_RETURN_IF_ERROR(resolveTensors(problem.outputs, sizes).status());
+    KWB_RETURN_IF_ERROR(resolveTensors(problem.inputs, sizes).status().withFile(problem.specPath));
+    KWB_RETURN_IF_ERROR(resolveTensors(problem.outputs, sizes).status().withFile(problem.specPath));
     KWB_RETURN_IF_ERROR(resolveLaunches(candidate, sizes).status());
     KWB_RETURN_IF_ERROR(resolveSizeArgs(candidate, sizes).status());
     RerunRequest req;

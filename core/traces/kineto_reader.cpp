@@ -1,374 +1,51 @@
 #include "traces/kineto_reader.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #ifdef __AVX2__
 #include <immintrin.h>
 #endif
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
 #include <vector>
 
+#include "base/byte_stream.h"
+#include "base/checked_int.h"
+#include "base/input_limits.h"
+#include "base/json_scanner.h"
 #include "base/mapped_file.h"
 
 namespace kwb {
 
 namespace {
 
+using jscan::Cursor;
+using jscan::is;
+using jscan::Scan;
+using jscan::StrTok;
+using jscan::decode;
+using jscan::forEachMember;
+using jscan::isWs;
+using jscan::scanNumber;
+using jscan::scanString;
+using jscan::skipValue;
+using jscan::skipWs;
+
 constexpr std::size_t kChunk = 4u << 20;
 
-// ---------------------------------------------------------------- input
-
-class InputStream {
-public:
-    virtual ~InputStream() = default;
-    // Writes up to `capacity` bytes to dst; 0 means end of input.
-    virtual Result<std::size_t> read(char* dst, std::size_t capacity) = 0;
-    virtual std::uint64_t rawConsumed() const = 0;
-    virtual std::uint64_t rawTotal() const = 0;
-};
-
-class MemoryStream final : public InputStream {
-public:
-    explicit MemoryStream(std::string_view data) : m_data(data) {}
-    Result<std::size_t> read(char* dst, std::size_t capacity) override
-    {
-        const std::size_t n = std::min(capacity, m_data.size() - m_pos);
-        std::memcpy(dst, m_data.data() + m_pos, n);
-        m_pos += n;
-        return n;
-    }
-    std::uint64_t rawConsumed() const override { return m_pos; }
-    std::uint64_t rawTotal() const override { return m_data.size(); }
-
-private:
-    std::string_view m_data;
-    std::size_t m_pos = 0;
-};
-
-class FileStream final : public InputStream {
-public:
-    ~FileStream() override
-    {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    Status open(const std::string& path)
-    {
-        m_path = path;
-        m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (m_fd < 0) return Status(ErrorCode::IoError, std::string("cannot open: ") + std::strerror(errno), SourcePosition{path});
-        struct stat st {};
-        if (::fstat(m_fd, &st) == 0) m_total = static_cast<std::uint64_t>(st.st_size);
-#ifdef POSIX_FADV_SEQUENTIAL
-        ::posix_fadvise(m_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-        return {};
-    }
-    Result<std::size_t> read(char* dst, std::size_t capacity) override
-    {
-        for (;;) {
-            const ssize_t n = ::read(m_fd, dst, capacity);
-            if (n >= 0) {
-                m_consumed += static_cast<std::uint64_t>(n);
-                return static_cast<std::size_t>(n);
-            }
-            if (errno == EINTR) continue;
-            SourcePosition where{m_path};
-            where.offset = static_cast<std::int64_t>(m_consumed);
-            return Status(ErrorCode::IoError, std::string("read failed: ") + std::strerror(errno), where);
-        }
-    }
-    std::uint64_t rawConsumed() const override { return m_consumed; }
-    std::uint64_t rawTotal() const override { return m_total; }
-
-private:
-    std::string m_path;
-    int m_fd = -1;
-    std::uint64_t m_total = 0;
-    std::uint64_t m_consumed = 0;
-};
-
-// Inflates gzip (several members allowed) chunk by chunk.
-class GzipStream final : public InputStream {
-public:
-    explicit GzipStream(std::unique_ptr<InputStream> raw, std::string path)
-        : m_raw(std::move(raw)), m_path(std::move(path)), m_in(1u << 20)
-    {
-        std::memset(&m_z, 0, sizeof(m_z));
-        m_ok = ::inflateInit2(&m_z, 15 + 32) == Z_OK;
-    }
-    ~GzipStream() override { ::inflateEnd(&m_z); }
-
-    Result<std::size_t> read(char* dst, std::size_t capacity) override
-    {
-        if (!m_ok) return Status(ErrorCode::Internal, "zlib initialisation failed", SourcePosition{m_path});
-        m_z.next_out = reinterpret_cast<Bytef*>(dst);
-        m_z.avail_out = static_cast<uInt>(std::min<std::size_t>(capacity, 1u << 30));
-        const uInt wanted = m_z.avail_out;
-        while (m_z.avail_out == wanted) {
-            if (m_z.avail_in == 0) {
-                if (m_rawEof) {
-                    if (!m_streamEnded) return error("gzip stream is truncated (ends before its end marker)");
-                    break;
-                }
-                KWB_ASSIGN_OR_RETURN(std::size_t n, m_raw->read(m_in.data(), m_in.size()));
-                if (n == 0) {
-                    m_rawEof = true;
-                    continue;
-                }
-                m_z.next_in = reinterpret_cast<Bytef*>(m_in.data());
-                m_z.avail_in = static_cast<uInt>(n);
-                if (m_streamEnded) {
-                    // Another gzip member follows the one that ended.
-                    ::inflateReset(&m_z);
-                    m_streamEnded = false;
-                }
-            }
-            const int rc = ::inflate(&m_z, Z_NO_FLUSH);
-            if (rc == Z_STREAM_END) {
-                m_streamEnded = true;
-                if (m_z.avail_in > 0) {
-                    ::inflateReset(&m_z);
-                    m_streamEnded = false;
-                }
-                continue;
-            }
-            if (rc != Z_OK && rc != Z_BUF_ERROR)
-                return error(std::string("gzip stream is corrupt: ") + (m_z.msg ? m_z.msg : "inflate failed"));
-        }
-        const std::size_t produced = wanted - m_z.avail_out;
-        m_out += produced;
-        return produced;
-    }
-    std::uint64_t rawConsumed() const override { return m_raw->rawConsumed() - m_z.avail_in; }
-    std::uint64_t rawTotal() const override { return m_raw->rawTotal(); }
-
-private:
-    Status error(const std::string& reason) const
-    {
-        SourcePosition where{m_path};
-        where.offset = static_cast<std::int64_t>(rawConsumed());
-        return Status(ErrorCode::ParseError,
-            reason + " (at compressed byte " + std::to_string(rawConsumed()) + ", after " + std::to_string(m_out)
-                + " inflated bytes)",
-            where);
-    }
-    std::unique_ptr<InputStream> m_raw;
-    std::string m_path;
-    std::vector<char> m_in;
-    z_stream m_z;
-    bool m_ok = false;
-    bool m_rawEof = false;
-    bool m_streamEnded = false;
-    std::uint64_t m_out = 0;
-};
-
-// ---------------------------------------------------------------- scanning
-
-// Thrown-free scanning: each step returns one of these.
-enum class Scan : std::uint8_t { Ok, NeedMore, Bad };
-
-struct Cursor {
-    const char* p;
-    const char* end;
-    const char* errorAt = nullptr;
-    const char* errorWhat = nullptr;
-
-    Scan bad(const char* at, const char* what)
-    {
-        errorAt = at;
-        errorWhat = what;
-        return Scan::Bad;
-    }
-};
-
-inline bool isWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-inline Scan skipWs(Cursor& c)
-{
-    // Most calls find a token right away: one compare settles those.
-    const char* p = c.p;
-    const char* end = c.end;
-    while (p < end && static_cast<unsigned char>(*p) <= ' ' && isWs(*p)) ++p;
-    c.p = p;
-    return p < end ? Scan::Ok : Scan::NeedMore;
-}
-
-// A string token: raw bytes between the quotes and whether it has escapes.
-struct StrTok {
-    const char* begin = nullptr;
-    const char* end = nullptr;
-    bool escaped = false;
-    std::string_view raw() const { return {begin, static_cast<std::size_t>(end - begin)}; }
-};
-
-// c.p at the opening quote.
-inline Scan scanString(Cursor& c, StrTok& out)
-{
-    const char* s = c.p + 1;
-    out.begin = s;
-    out.escaped = false;
-    // Keys and most values are short: a plain loop beats memchr's call there.
-    for (const char* stop = std::min(c.end, s + 16); s < stop; ++s) {
-        if (*s == '\\') break;
-        if (*s == '"') {
-            out.end = s;
-            c.p = s + 1;
-            return Scan::Ok;
-        }
-    }
-    for (;;) {
-        const void* q = std::memchr(s, '"', static_cast<std::size_t>(c.end - s));
-        if (!q) return Scan::NeedMore;
-        const char* qp = static_cast<const char*>(q);
-        // An odd run of backslashes before the quote escapes it.
-        const char* b = qp;
-        while (b > out.begin && b[-1] == '\\') --b;
-        if ((qp - b) % 2 == 1) {
-            out.escaped = true;
-            s = qp + 1;
-            continue;
-        }
-        out.end = qp;
-        c.p = qp + 1;
-        return Scan::Ok;
-    }
-}
-
-void appendUtf8(std::string& out, std::uint32_t cp)
-{
-    if (cp < 0x80) out += static_cast<char>(cp);
-    else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
-
-int hexVal(char ch)
-{
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
-}
-
-// Decodes JSON escapes; malformed escapes are kept literally (names matter more than purity).
-std::string_view decode(const StrTok& t, std::string& scratch)
-{
-    if (!t.escaped && !std::memchr(t.begin, '\\', static_cast<std::size_t>(t.end - t.begin))) return t.raw();
-    scratch.clear();
-    for (const char* s = t.begin; s < t.end; ++s) {
-        if (*s != '\\' || s + 1 >= t.end) {
-            scratch += *s;
-            continue;
-        }
-        const char e = *++s;
-        switch (e) {
-        case 'n': scratch += '\n'; break;
-        case 't': scratch += '\t'; break;
-        case 'r': scratch += '\r'; break;
-        case 'b': scratch += '\b'; break;
-        case 'f': scratch += '\f'; break;
-        case 'u': {
-            std::uint32_t cp = 0;
-            bool ok = s + 4 < t.end;
-            for (int i = 1; ok && i <= 4; ++i) {
-                const int h = hexVal(s[i]);
-                ok = h >= 0;
-                cp = cp * 16 + static_cast<std::uint32_t>(h);
-            }
-            if (!ok) {
-                scratch += "\\u";
-                break;
-            }
-            s += 4;
-            if (cp >= 0xD800 && cp < 0xDC00 && s + 6 < t.end && s[1] == '\\' && s[2] == 'u') {
-                std::uint32_t lo = 0;
-                bool okLo = true;
-                for (int i = 3; okLo && i <= 6; ++i) {
-                    const int h = hexVal(s[i]);
-                    okLo = h >= 0;
-                    lo = lo * 16 + static_cast<std::uint32_t>(h);
-                }
-                if (okLo && lo >= 0xDC00 && lo < 0xE000) {
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    s += 6;
-                }
-            }
-            appendUtf8(scratch, cp);
-            break;
-        }
-        default: scratch += e; break; // \" \\ \/ and unknown escapes
-        }
-    }
-    return scratch;
-}
-
-inline bool isNumChar(char ch)
-{
-    return (ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.' || ch == 'e' || ch == 'E';
-}
-
-// A number token, kept as text; interpretation is up to the field.
-inline Scan scanNumber(Cursor& c, std::string_view& out)
-{
-    const char* s = c.p;
-    while (c.p < c.end && isNumChar(*c.p)) ++c.p;
-    if (c.p == c.end) return Scan::NeedMore; // may continue in the next chunk
-    out = {s, static_cast<std::size_t>(c.p - s)};
-    if (out.empty() || out == "-") return c.bad(s, "malformed number");
-    return Scan::Ok;
-}
-
-// Integer value of a number token; nullopt when not an integer within int64.
 std::optional<std::int64_t> toInt(std::string_view t)
 {
-    bool neg = false;
-    std::size_t i = 0;
-    if (i < t.size() && t[i] == '-') {
-        neg = true;
-        ++i;
-    }
-    if (i == t.size()) return std::nullopt;
-    std::uint64_t v = 0;
-    for (; i < t.size(); ++i) {
-        const char ch = t[i];
-        if (ch < '0' || ch > '9') {
-            if (ch == '.' || ch == 'e' || ch == 'E') {
-                // 12.0 or 1e3: accept when the value is integral and in range.
-                char* endp = nullptr;
-                const std::string tmp(t);
-                const double d = std::strtod(tmp.c_str(), &endp);
-                if (d >= -9.2e18 && d <= 9.2e18 && static_cast<double>(static_cast<std::int64_t>(d)) == d)
-                    return static_cast<std::int64_t>(d);
-                return std::nullopt;
-            }
-            return std::nullopt;
-        }
-        if (v > (static_cast<std::uint64_t>(INT64_MAX) - static_cast<std::uint64_t>(ch - '0')) / 10) return std::nullopt;
-        v = v * 10 + static_cast<std::uint64_t>(ch - '0');
-    }
-    return neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    return jscan::numberToInt64(t);
 }
 
-// µs (integer or fractional) to integer ns, rounded; nullopt when not a finite number in range.
+
+// µs (integer, fractional or exponent form) to integer ns, rounded; nullopt
+// unless a valid number whose ns value lies within ±kMaxTimeNs. Every form
+// obeys the same range, so 9.1e15 fails exactly as 9100000000000000 does.
 std::optional<std::int64_t> usToNs(std::string_view t)
 {
     std::size_t i = 0;
@@ -377,18 +54,19 @@ std::optional<std::int64_t> usToNs(std::string_view t)
         neg = true;
         ++i;
     }
+    constexpr std::uint64_t kMaxUs = static_cast<std::uint64_t>(kMaxTimeNs) / 1000;
     std::uint64_t whole = 0;
     std::size_t digits = 0;
-    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++digits) {
-        if (whole > 9'000'000'000'000'000ull / 10) return std::nullopt;
+    for (; i < t.size() && jscan::isDigit(t[i]); ++i, ++digits) {
         whole = whole * 10 + static_cast<std::uint64_t>(t[i] - '0');
+        if (whole > kMaxUs) return std::nullopt;
     }
     std::uint64_t frac = 0;
     int fracDigits = 0;
     bool roundUp = false;
     if (i < t.size() && t[i] == '.') {
         ++i;
-        for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i, ++digits) {
+        for (; i < t.size() && jscan::isDigit(t[i]); ++i, ++digits) {
             if (fracDigits < 3) {
                 frac = frac * 10 + static_cast<std::uint64_t>(t[i] - '0');
                 ++fracDigits;
@@ -400,124 +78,20 @@ std::optional<std::int64_t> usToNs(std::string_view t)
     }
     if (digits == 0) return std::nullopt;
     if (i != t.size()) {
-        // Exponent form: rare, take the slow path.
+        // Exponent form: rare, take the slow path, under the same bound.
         const std::string tmp(t);
         char* endp = nullptr;
-        const double us = std::strtod(tmp.c_str(), &endp);
-        if (endp != tmp.c_str() + tmp.size() || !(us > -9.2e15 && us < 9.2e15)) return std::nullopt;
-        return static_cast<std::int64_t>(us * 1000.0 + (us >= 0 ? 0.5 : -0.5));
+        const double ns = std::strtod(tmp.c_str(), &endp) * 1000.0;
+        if (endp != tmp.c_str() + tmp.size()) return std::nullopt;
+        if (!(ns >= -static_cast<double>(kMaxTimeNs) && ns <= static_cast<double>(kMaxTimeNs))) return std::nullopt;
+        return static_cast<std::int64_t>(ns + (ns >= 0 ? 0.5 : -0.5));
     }
     for (int k = std::min(fracDigits, 3); k < 3; ++k) frac *= 10;
-    if (whole > 9'000'000'000'000'000ull / 1000) return std::nullopt;
-    std::int64_t ns = static_cast<std::int64_t>(whole * 1000 + frac + (roundUp ? 1 : 0));
+    const auto ns = static_cast<std::int64_t>(whole * 1000 + frac + (roundUp ? 1 : 0));
+    if (ns > kMaxTimeNs) return std::nullopt;
     return neg ? -ns : ns;
 }
 
-// Skips any JSON value. Strings are skipped with memchr, containers by depth.
-Scan skipValue(Cursor& c)
-{
-    if (skipWs(c) != Scan::Ok) return Scan::NeedMore;
-    const char first = *c.p;
-    if (first == '"') {
-        StrTok t;
-        return scanString(c, t);
-    }
-    if (first == '{' || first == '[') {
-        std::vector<char> stack; // expected closers
-        stack.reserve(8);
-        stack.push_back(first == '{' ? '}' : ']');
-        ++c.p;
-        while (!stack.empty()) {
-            if (c.p >= c.end) return Scan::NeedMore;
-            const char ch = *c.p;
-            if (ch == '"') {
-                StrTok t;
-                if (scanString(c, t) != Scan::Ok) return Scan::NeedMore;
-                continue;
-            }
-            if (ch == '{') stack.push_back('}');
-            else if (ch == '[') stack.push_back(']');
-            else if (ch == '}' || ch == ']') {
-                if (ch != stack.back()) return c.bad(c.p, ch == '}' ? "unexpected '}'" : "unexpected ']'");
-                stack.pop_back();
-            }
-            ++c.p;
-        }
-        return Scan::Ok;
-    }
-    if (first == '-' || (first >= '0' && first <= '9')) {
-        std::string_view num;
-        return scanNumber(c, num);
-    }
-    for (std::string_view lit : {std::string_view("true"), std::string_view("false"), std::string_view("null"),
-             std::string_view("NaN"), std::string_view("Infinity")}) {
-        const auto avail = static_cast<std::size_t>(c.end - c.p);
-        if (avail < lit.size()) {
-            if (std::string_view(c.p, avail) == lit.substr(0, avail)) return Scan::NeedMore;
-            continue;
-        }
-        if (std::string_view(c.p, lit.size()) == lit) {
-            c.p += lit.size();
-            return Scan::Ok;
-        }
-    }
-    return c.bad(c.p, "expected a JSON value");
-}
-
-// Expects `ch` after optional whitespace.
-inline Scan expect(Cursor& c, char ch, const char* what)
-{
-    if (skipWs(c) != Scan::Ok) return Scan::NeedMore;
-    if (*c.p != ch) return c.bad(c.p, what);
-    ++c.p;
-    return Scan::Ok;
-}
-
-#define KWB_SCAN(expr)                                                        \
-    do {                                                                      \
-        const Scan KWB_CONCAT(kwb_scan_, __LINE__) = (expr);                  \
-        if (KWB_CONCAT(kwb_scan_, __LINE__) != Scan::Ok) return KWB_CONCAT(kwb_scan_, __LINE__); \
-    } while (0)
-
-// Iterates the members of an object: fn(key, cursor) must consume the value.
-template <typename Fn>
-Scan forEachMember(Cursor& c, Fn&& fn)
-{
-    KWB_SCAN(expect(c, '{', "expected '{'"));
-    KWB_SCAN(skipWs(c));
-    if (*c.p == '}') {
-        ++c.p;
-        return Scan::Ok;
-    }
-    for (;;) {
-        KWB_SCAN(skipWs(c));
-        if (*c.p != '"') return c.bad(c.p, "expected a member name in quotes");
-        StrTok key;
-        KWB_SCAN(scanString(c, key));
-        KWB_SCAN(expect(c, ':', "expected ':' after a member name"));
-        KWB_SCAN(skipWs(c));
-        KWB_SCAN(fn(key.raw(), c));
-        KWB_SCAN(skipWs(c));
-        if (*c.p == ',') {
-            ++c.p;
-            continue;
-        }
-        if (*c.p == '}') {
-            ++c.p;
-            return Scan::Ok;
-        }
-        return c.bad(c.p, "expected ',' or '}' in an object");
-    }
-}
-
-// key == literal with the length known at compile time, so the compare is inlined.
-template <std::size_t N>
-inline bool is(std::string_view key, const char (&literal)[N])
-{
-    return key.size() == N - 1 && __builtin_memcmp(key.data(), literal, N - 1) == 0;
-}
-
-// A scalar that may be a number or a string (pid, tid, id).
 struct Scalar {
     std::string_view number; // set when a number
     StrTok string;           // set when a string
@@ -571,6 +145,8 @@ struct RawEvent {
     std::uint32_t grid[3] = {0, 0, 0};
     std::uint32_t block[3] = {0, 0, 0};
     bool hasPh = false, hasCat = false, hasName = false, hasGrid = false, hasBlock = false;
+    // Members present with a type the reader cannot use: reported, never dropped silently.
+    const char* wrongType = nullptr;
 
     // Field by field: cheaper per event than assigning a fresh RawEvent.
     void reset()
@@ -581,6 +157,7 @@ struct RawEvent {
         ts = dur = externalId = correlation = device = stream = {};
         grid[0] = grid[1] = grid[2] = block[0] = block[1] = block[2] = 0;
         hasPh = hasCat = hasName = hasGrid = hasBlock = false;
+        wrongType = nullptr;
     }
 };
 
@@ -611,49 +188,50 @@ Scan scanArgs(Cursor& c, RawEvent& ev)
     });
 }
 
+// A number, or a number some exporters write in quotes, as its text.
+Scan scanNumberText(Cursor& c, std::string_view& out, RawEvent& ev, const char* member)
+{
+    const char ch = *c.p;
+    if (ch == '"') {
+        StrTok t;
+        KWB_SCAN(scanString(c, t));
+        out = t.raw();
+        if (out.empty()) ev.wrongType = member;
+        return Scan::Ok;
+    }
+    if (ch == '-' || jscan::isDigit(ch)) return scanNumber(c, out);
+    ev.wrongType = member;
+    return skipValue(c);
+}
+
+// A member that must be a string; anything else is noted as a wrong type.
+Scan scanStringMember(Cursor& c, StrTok& out, bool& has, RawEvent& ev, const char* member)
+{
+    if (*c.p == '"') {
+        has = true;
+        return scanString(c, out);
+    }
+    ev.wrongType = member;
+    return skipValue(c);
+}
+
 Scan scanEvent(Cursor& c, RawEvent& ev)
 {
     return forEachMember(c, [&](std::string_view key, Cursor& cc) -> Scan {
-        const char ch = *cc.p;
         switch (key.size()) {
         case 2:
-            if (is(key, "ph") && ch == '"') {
-                ev.hasPh = true;
-                return scanString(cc, ev.ph);
-            }
-            if (is(key, "ts")) {
-                if (ch == '"') {
-                    StrTok t; // some exporters quote numbers
-                    KWB_SCAN(scanString(cc, t));
-                    ev.ts = t.raw();
-                    return Scan::Ok;
-                }
-                return ch == '-' || (ch >= '0' && ch <= '9') ? scanNumber(cc, ev.ts) : skipValue(cc);
-            }
+            if (is(key, "ph")) return scanStringMember(cc, ev.ph, ev.hasPh, ev, "ph");
+            if (is(key, "ts")) return scanNumberText(cc, ev.ts, ev, "ts");
             if (is(key, "id")) return scanScalar(cc, ev.id);
             break;
         case 3:
-            if (is(key, "cat") && ch == '"') {
-                ev.hasCat = true;
-                return scanString(cc, ev.cat);
-            }
+            if (is(key, "cat")) return scanStringMember(cc, ev.cat, ev.hasCat, ev, "cat");
             if (is(key, "pid")) return scanScalar(cc, ev.pid);
             if (is(key, "tid")) return scanScalar(cc, ev.tid);
-            if (is(key, "dur")) {
-                if (ch == '"') {
-                    StrTok t;
-                    KWB_SCAN(scanString(cc, t));
-                    ev.dur = t.raw();
-                    return Scan::Ok;
-                }
-                return ch == '-' || (ch >= '0' && ch <= '9') ? scanNumber(cc, ev.dur) : skipValue(cc);
-            }
+            if (is(key, "dur")) return scanNumberText(cc, ev.dur, ev, "dur");
             break;
         case 4:
-            if (is(key, "name") && ch == '"') {
-                ev.hasName = true;
-                return scanString(cc, ev.name);
-            }
+            if (is(key, "name")) return scanStringMember(cc, ev.name, ev.hasName, ev, "name");
             if (is(key, "args")) return scanArgs(cc, ev);
             break;
         default: break;
@@ -715,7 +293,7 @@ std::int64_t countNewlines(const char* p, std::size_t n)
 
 class KinetoReader {
 public:
-    KinetoReader(std::unique_ptr<InputStream> in, std::string path, const TaskContext& ctx)
+    KinetoReader(std::unique_ptr<ByteStream> in, std::string path, const TaskContext& ctx)
         : m_in(std::move(in)), m_path(std::move(path)), m_ctx(ctx), m_builder(m_path, TraceFormat::Kineto)
     {
         m_buf.resize(kChunk * 2);
@@ -747,12 +325,12 @@ private:
     Scan topMember(Cursor& c);
     Scan deviceProperties(Cursor& c);
     void handle(RawEvent& ev, const char* at);
-    void badEvent(const char* at, const std::string& reason);
+    void badEvent(const char* at, std::string_view member, const std::string& reason);
     std::int32_t threadOf(const Scalar& pid, const Scalar& tid);
     std::int32_t threadIndex(const Scalar& pid, const Scalar& tid);
     std::int64_t scalarInt(const Scalar& s);
 
-    std::unique_ptr<InputStream> m_in;
+    std::unique_ptr<ByteStream> m_in;
     std::string m_path;
     const TaskContext& m_ctx;
     TraceBuilder m_builder;
@@ -764,6 +342,7 @@ private:
     std::int64_t m_linesBefore = 0;       // newlines before m_buf[0]
     std::int64_t m_lastNewlineAbs = -1;   // absolute offset of the last newline before m_buf[0]
     bool m_eof = false;
+    std::uint64_t m_maxUnit = inputLimits().maxTraceUnitBytes;
 
     State m_state = State::Start;
     bool m_bareArray = false;
@@ -922,16 +501,24 @@ std::int32_t KinetoReader::threadIndex(const Scalar& pid, const Scalar& tid)
     return it->second;
 }
 
-void KinetoReader::badEvent(const char* at, const std::string& reason)
+void KinetoReader::badEvent(const char* at, std::string_view member, const std::string& reason)
 {
     auto& r = m_builder.report();
     ++r.badEvents;
-    if (r.issues.size() < kMaxTraceIssues) r.issues.emplace_back(ErrorCode::SchemaError, reason, positionOf(at));
+    if (r.issues.size() >= kMaxTraceIssues) return;
+    SourcePosition where = positionOf(at);
+    where.path = "traceEvents[" + std::to_string(r.eventsSeen - 1) + "]";
+    if (!member.empty()) where.path += "." + std::string(member);
+    r.issues.emplace_back(ErrorCode::SchemaError, reason, std::move(where));
 }
 
 void KinetoReader::handle(RawEvent& ev, const char* at)
 {
     ++m_builder.report().eventsSeen;
+    if (ev.wrongType && (is(std::string_view(ev.wrongType), "ph") || is(std::string_view(ev.wrongType), "cat"))) {
+        badEvent(at, ev.wrongType, std::string("event \"") + ev.wrongType + "\" is not a string");
+        return;
+    }
     if (!ev.hasPh) return; // metadata-less entries are legal in Chrome traces; nothing for us
     const std::string_view ph = ev.ph.raw();
     const char phase = ph.size() == 1 ? ph[0] : '\0';
@@ -940,15 +527,21 @@ void KinetoReader::handle(RawEvent& ev, const char* at)
             const std::int64_t id = scalarInt(ev.id);
             auto ts = usToNs(ev.ts);
             if (id >= 0 && ts) m_builder.addFlowStart(id, threadOf(ev.pid, ev.tid), *ts);
+            else if (!ev.ts.empty() && !ts) badEvent(at, "ts", "flow event \"ts\" is not a number in range: " + std::string(ev.ts.substr(0, 40)));
         }
         return;
     }
     if (phase != 'X' || !ev.hasCat) return;
     const Cat cat = classify(ev.cat.raw());
     if (cat == Cat::Other || cat == Cat::Flow) return;
+    if (ev.wrongType) {
+        badEvent(at, ev.wrongType, std::string("event \"") + ev.wrongType + "\" has the wrong type ("
+            + (is(std::string_view(ev.wrongType), "name") ? "expected a string" : "expected a number") + ")");
+        return;
+    }
     auto ts = usToNs(ev.ts);
     if (!ts) {
-        badEvent(at, ev.ts.empty() ? "event without \"ts\"" : "event \"ts\" is not a number in range: " + std::string(ev.ts.substr(0, 40)));
+        badEvent(at, "ts", ev.ts.empty() ? "event without \"ts\"" : "event \"ts\" is not a number within ±4e15 µs: " + std::string(ev.ts.substr(0, 40)));
         return;
     }
     if (cat == Cat::Runtime) {
@@ -961,11 +554,16 @@ void KinetoReader::handle(RawEvent& ev, const char* at)
     }
     auto dur = usToNs(ev.dur);
     if (!dur || *dur < 0) {
-        badEvent(at, ev.dur.empty() ? "complete event without \"dur\"" : "event \"dur\" is not a non-negative number: " + std::string(ev.dur.substr(0, 40)));
+        badEvent(at, "dur", ev.dur.empty() ? "complete event without \"dur\"" : "event \"dur\" is not a non-negative number within 4e15 µs: " + std::string(ev.dur.substr(0, 40)));
+        return;
+    }
+    // Both are within ±kMaxTimeNs, so the sum is exact; its end must be too.
+    if (!timeInRange(*ts + *dur)) {
+        badEvent(at, "dur", "event ends past the representable time range (ts + dur > 4e15 µs)");
         return;
     }
     if (!ev.hasName) {
-        badEvent(at, "event without \"name\"");
+        badEvent(at, "name", "event without \"name\"");
         return;
     }
     const std::string_view name = decode(ev.name, m_scratch);
@@ -1125,15 +723,13 @@ Scan KinetoReader::step(Cursor& c)
             return Scan::Ok;
         }
         if (*c.p != '{') {
-            if (*c.p == '"' || *c.p == '[' || *c.p == '-' || (*c.p >= '0' && *c.p <= '9')) {
-                // Not an event object: count it and go on.
-                const char* at = c.p;
-                KWB_SCAN(skipValue(c));
-                badEvent(at, "trace event is not an object");
-                m_state = State::EventsAfter;
-                return Scan::Ok;
-            }
-            return c.bad(c.p, "expected a trace event object");
+            // Not an event object (null, a number, a list...): count it and go on.
+            const char* at = c.p;
+            KWB_SCAN(skipValue(c));
+            ++m_builder.report().eventsSeen;
+            badEvent(at, {}, "trace event is not an object");
+            m_state = State::EventsAfter;
+            return Scan::Ok;
         }
         const char* at = c.p;
         m_event.reset();
@@ -1165,9 +761,13 @@ Result<TracePtr> KinetoReader::run()
     if (!m_mapped) KWB_RETURN_IF_ERROR(fill());
     // Rough densities of real traces (bytes per row); unused capacity of a
     // large reservation stays virtual, it is never touched.
-    else if (m_end > (64u << 20)) m_builder.reserve(m_end / 1000, m_end / 250, m_end / 800);
+    // The size is untrusted (a sparse file claims terabytes): the guess is capped.
+    else if (m_end > (64u << 20)) {
+        const std::size_t bytes = std::min<std::size_t>(m_end, std::size_t(4) << 30);
+        m_builder.reserve(bytes / 1000, bytes / 250, bytes / 800);
+    }
     for (;;) {
-        Cursor c{data() + m_begin, data() + m_end};
+        Cursor c{data() + m_begin, data() + m_end, m_eof};
         const State before = m_state;
         const Scan s = step(c);
         if (s == Scan::Ok) {
@@ -1193,6 +793,12 @@ Result<TracePtr> KinetoReader::run()
                 : "inside the top-level object";
             return syntaxError(e, "unexpected end of file " + where + " (truncated trace?)");
         }
+        // Whitespace never starts a unit: drop it so that a run of it is not
+        // buffered; what is left is one unit, and its size is bounded.
+        while (m_begin < m_end && isWs(data()[m_begin])) ++m_begin;
+        if (m_end - m_begin >= m_maxUnit)
+            return syntaxError(data() + m_begin, "a single JSON value here is larger than "
+                + describeByteLimit(m_maxUnit, "KWB_MAX_TRACE_UNIT_MB"));
         KWB_RETURN_IF_ERROR(fill());
     }
     if (!m_sawEvents)
@@ -1200,38 +806,9 @@ Result<TracePtr> KinetoReader::run()
     m_builder.report().bytesRead = m_base + m_end;
     const auto total = static_cast<std::int64_t>(m_in ? m_in->rawTotal() : m_end);
     m_ctx.report("Reading trace", total, total);
+    KWB_RETURN_IF_ERROR(m_builder.checkTimes());
     return m_builder.finish();
 }
-
-} // namespace
-
-namespace {
-
-// A read-only private mapping of a whole file, unmapped on destruction.
-class FileMapping {
-public:
-    ~FileMapping()
-    {
-        if (m_data) ::munmap(m_data, m_size);
-    }
-    Status open(const std::string& path, std::size_t size)
-    {
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return Status(ErrorCode::IoError, std::string("cannot open: ") + std::strerror(errno), SourcePosition{path});
-        void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-        ::close(fd);
-        if (p == MAP_FAILED) return Status(ErrorCode::IoError, std::string("cannot map: ") + std::strerror(errno), SourcePosition{path});
-        m_data = p;
-        m_size = size;
-        ::madvise(p, size, MADV_SEQUENTIAL);
-        return {};
-    }
-    std::string_view bytes() const { return {static_cast<const char*>(m_data), m_size}; }
-
-private:
-    void* m_data = nullptr;
-    std::size_t m_size = 0;
-};
 
 } // namespace
 
@@ -1259,11 +836,8 @@ Result<TracePtr> readKinetoTrace(const std::string& path, const TaskContext& ctx
     }
     // Plain JSON is scanned in place through a mapping: no copy, and pages
     // behind the scan are dropped so the resident size stays small.
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return Status(ErrorCode::IoError, std::string("cannot stat: ") + std::strerror(errno), SourcePosition{path});
-    FileMapping mapping;
-    KWB_RETURN_IF_ERROR(mapping.open(path, static_cast<std::size_t>(st.st_size)));
-    KinetoReader reader(mapping.bytes(), true, path, ctx);
+    KWB_ASSIGN_OR_RETURN(MappedFile mapping, MappedFile::open(path));
+    KinetoReader reader(mapping.data(), true, path, ctx);
     if (!name.empty()) reader.setName(name);
     return reader.run();
 }

@@ -1,17 +1,25 @@
 #pragma once
 // Streaming reader of PyTorch profiler (Kineto) Chrome-trace JSON, plain or
-// gzip. The document is never held whole: input is read (or inflated) in
-// chunks of a few MB and scanned event by event with a hand-written field
-// scanner, so memory stays near the size of the resulting tables.
+// gzip. The document is never held whole: plain files are mapped and scanned
+// in place (pages behind the scan are released), gzip is inflated in chunks
+// (base/byte_stream.h), and events are scanned one by one with the
+// format-agnostic scanner of base/json_scanner.h; this file holds only the
+// Kineto semantics. Memory stays near the size of the resulting tables: one
+// unit (an event, or a skipped value) is buffered at most, and no more than
+// KWB_MAX_TRACE_UNIT_MB of it (docs/reliability.md lists every limit).
 //
 // Accepted as real PyTorch versions write it: "traceEvents" anywhere in the
-// top-level object (or a bare event array), integer or fractional µs
-// timestamps, old ("Kernel", "Operator", "Runtime") and new ("kernel",
+// top-level object (or a bare event array), integer, fractional or exponent
+// µs timestamps, old ("Kernel", "Operator", "Runtime") and new ("kernel",
 // "cpu_op", "cuda_runtime") categories, integer or string pid/tid, integers
 // beyond int64 (read as unknown), invalid UTF-8 and raw control characters in
-// strings (kept as bytes). Malformed JSON or a truncated file fails with the
-// byte offset and line:column; an event that is well-formed JSON but unusable
-// (say, a kernel without "dur") is counted in the report and skipped.
+// strings (kept as bytes), a gzip file with zero padding after its data.
+// Malformed JSON anywhere (skipped values included: NaN, a missing colon or
+// comma, a leading zero) or a truncated file fails with the byte offset and
+// line:column; an event that is well-formed JSON but unusable (a kernel
+// without "dur", a "ts" that is not a number, a time outside ±4e15 µs, a
+// non-object in traceEvents) is counted in the report and skipped, with its
+// position and member.
 #include <string>
 #include <string_view>
 

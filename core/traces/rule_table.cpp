@@ -3,10 +3,17 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <re2/re2.h>
+
 #include "base/mapped_file.h"
 #include "records/json_dom.h"
 
 namespace kwb {
+
+bool patternFinds(const re2::RE2& pattern, std::string_view text)
+{
+    return RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), pattern);
+}
 
 namespace {
 
@@ -17,16 +24,15 @@ Status schemaError(const std::string& source, const std::string& path, const std
     return Status(ErrorCode::SchemaError, what, where);
 }
 
-Result<std::shared_ptr<const std::regex>> compile(const std::string& pattern, bool icase, const std::string& source,
-    const std::string& path)
+Result<RulePattern> compile(const std::string& pattern, bool icase, const std::string& source, const std::string& path)
 {
-    try {
-        auto flags = std::regex::ECMAScript | std::regex::optimize;
-        if (icase) flags |= std::regex::icase;
-        return std::make_shared<const std::regex>(pattern, flags);
-    } catch (const std::regex_error& e) {
-        return schemaError(source, path, "invalid regex '" + pattern + "': " + e.what());
-    }
+    RE2::Options options;
+    options.set_encoding(RE2::Options::EncodingLatin1);
+    options.set_case_sensitive(!icase);
+    options.set_log_errors(false);
+    auto re = std::make_shared<const RE2>(pattern, options);
+    if (!re->ok()) return schemaError(source, path, "invalid regex '" + pattern + "': " + re->error());
+    return RulePattern(std::move(re));
 }
 
 Result<std::string> stringMember(const nlohmann::json& obj, const char* key, const std::string& source, const std::string& path,
@@ -123,7 +129,7 @@ const KernelRule* RuleTable::match(std::string_view name, ActivityKind kind) con
 {
     for (const KernelRule& r : m_rules) {
         if (r.kind && *r.kind != kind) continue;
-        if (std::regex_search(name.begin(), name.end(), *r.regex)) return &r;
+        if (patternFinds(*r.regex, name)) return &r;
     }
     return nullptr;
 }

@@ -4,15 +4,17 @@
 // ("addressable"). Loaded from JSON (resources/kernel_families.json by
 // default, or the user's own file; format in docs/formats.md).
 //
-// Matching: rules are ECMAScript regexes searched in the kernel name (not
-// anchored unless the pattern anchors). The matching rule with the highest
+// Matching: rules are regexes searched in the kernel name (not anchored
+// unless the pattern anchors), in RE2 syntax, which is ECMAScript's without
+// backreferences and lookaround. RE2 matches in time linear in the name, so
+// a hostile 100 MB kernel name costs a scan, not a stack overflow; names are
+// matched byte-wise (Latin-1), as std::regex did. The matching rule with the highest
 // priority wins; among equal priorities the earlier rule in the file wins.
 // A name that no rule matches is "unclassified" — never counted addressable.
 // Immutable after load; const members are safe from any thread.
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +22,17 @@
 #include "base/status.h"
 #include "traces/trace.h"
 
+namespace re2 {
+class RE2;
+}
+
 namespace kwb {
+
+// A compiled rule pattern; shared so that tables copy cheaply.
+using RulePattern = std::shared_ptr<const re2::RE2>;
+
+// True when the pattern matches somewhere in text.
+bool patternFinds(const re2::RE2& pattern, std::string_view text);
 
 struct KernelRule {
     std::string pattern;
@@ -31,14 +43,15 @@ struct KernelRule {
     std::int32_t priority = 0;
     std::optional<ActivityKind> kind; // only activities of this kind; nullopt = any
     bool ignoreCase = false;
-    std::shared_ptr<const std::regex> regex;
+    RulePattern regex;
 };
 
 // Maps evaluation-record problem names to families for `kwb project`.
 struct ProblemMapping {
     std::string pattern; // regex searched in the record's problem name (case-insensitive)
     std::string family;
-    std::shared_ptr<const std::regex> regex;
+    RulePattern regex;
+    bool matches(std::string_view problemName) const { return regex && patternFinds(*regex, problemName); }
 };
 
 inline constexpr std::string_view kUnclassifiedFamily = "unclassified";

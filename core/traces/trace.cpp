@@ -271,6 +271,15 @@ void TraceBuilder::linkAndNest()
     for (GpuActivity& a : t.m_activities) a.phase = a.op == kNoIndex ? Phase::Unknown : ops[static_cast<std::size_t>(a.op)].phase;
 }
 
+Status TraceBuilder::checkTimes() const
+{
+    if (m_activityNs > kMaxTimeNs || m_activityNs < 0)
+        return Status(ErrorCode::SchemaError,
+            "the GPU activities add up to more than 4e18 ns (126 years): the times in this trace are corrupt",
+            SourcePosition{m_trace->m_sourcePath});
+    return {};
+}
+
 std::shared_ptr<const Trace> TraceBuilder::finish()
 {
     Trace& t = *m_trace;

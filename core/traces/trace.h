@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/checked_int.h"
 #include "base/status.h"
 #include "base/string_interner.h"
 
@@ -160,7 +161,11 @@ public:
 
     StringId intern(std::string_view s) { return m_trace->m_strings.intern(s); }
     std::string_view text(StringId id) const { return m_trace->m_strings.view(id); }
-    void addActivity(const GpuActivity& a) { m_trace->m_activities.push_back(a); }
+    void addActivity(const GpuActivity& a)
+    {
+        m_trace->m_activities.push_back(a);
+        m_activityNs = saturatingAdd(m_activityNs, a.durationNs);
+    }
     void addOp(const CpuOp& op) { m_trace->m_ops.push_back(op); }
     void addStep(const StepRange& s) { m_trace->m_steps.push_back(s); }
     void addDevice(TraceDevice d) { m_trace->m_devices.push_back(std::move(d)); }
@@ -181,6 +186,11 @@ public:
     TraceLoadReport& report() { return m_trace->m_report; }
     void setName(std::string name) { m_trace->m_name = std::move(name); }
 
+    // Readers keep every start, end and duration within ±kMaxTimeNs; this
+    // checks that the activities' total does not pass it either, so no sum
+    // over them (breakdown, projection) can wrap. Call before finish().
+    Status checkTimes() const;
+
     std::shared_ptr<const Trace> finish();
 
 private:
@@ -194,6 +204,7 @@ private:
     std::shared_ptr<Trace> m_trace;
     std::vector<Launch> m_launches;
     std::vector<Launch> m_flows;
+    std::int64_t m_activityNs = 0;
 };
 
 // "resnet50_train" from "/x/resnet50_train.pt.trace.json.gz".

@@ -1,0 +1,19 @@
+-- Times at int64's edges, NULL and text values, NULL names: every bad row is
+-- reported and counted; the good ones load.
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO StringIds VALUES (1, 'good_kernel'), (2, NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, correlationId INTEGER, demangledName INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+  (-9223372036854775808, 9223372036854775807, 0, 7, 1, 1),
+  (0, 9223372036854775807, 0, 7, 2, 1),
+  (1000, 2000, 0, 7, 3, NULL),
+  (1000, 2000, 0, 7, 4, 2),
+  (1000, 2000, 0, 7, 5, 99),
+  (NULL, 2000, 0, 7, 6, 1),
+  ('soon', 2000, 0, 7, 7, 1),
+  (3000, 1000, 0, 7, 8, 1),
+  (1000, 2000, 0, 7, 9, 1);
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, correlationId INTEGER, copyKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (NULL, NULL, 0, 7, 10, 1), ('a', 'b', 0, 7, 11, 1), (0, 9223372036854775807, 0, 7, 12, 1), (5, 6, 0, 7, 13, 1);
+CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, globalTid INTEGER, text TEXT, eventType INTEGER);
+INSERT INTO NVTX_EVENTS VALUES (-9223372036854775808, 9223372036854775807, 1, 'range', 59), (10, 20, 1, 'ok', 59);
