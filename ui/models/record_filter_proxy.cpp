@@ -74,8 +74,8 @@ void RecordFilterProxy::clearPickedRecords()
 void RecordFilterProxy::refilter()
 {
     RecordTableModel* t = table();
-    const quint64 generation = ++m_generation;
     if (!t || t->rowCount() < RecordTableModel::kAsyncRows) {
+        m_jobs.supersede(); // a running filter's answer is stale now
         m_accepted.clear();
         m_acceptedFor = nullptr;
         m_filtering = false;
@@ -89,15 +89,13 @@ void RecordFilterProxy::refilter()
     const RecordFilter filter = m_filter;
     const QStringList words = m_words;
     const std::optional<QSet<int>> picked = m_pickActive ? std::optional(m_picked) : std::nullopt;
-    QtConcurrent::run([data, filter, words, picked] {
-        lowerCurrentThreadPriority();
+    m_jobs.start([data, filter, words, picked](const TaskContext&) {
         const auto& rows = *data->rows;
         std::vector<std::uint8_t> accepted(rows.size());
         for (std::size_t i = 0; i < rows.size(); ++i)
             accepted[i] = accepts(rows[i], static_cast<int>(i), filter, words, picked ? &*picked : nullptr) ? 1 : 0;
         return accepted;
-    }).then(this, [this, generation, data](std::vector<std::uint8_t> accepted) {
-        if (generation != m_generation) return; // a newer filter is on its way
+    }, [this, data](std::vector<std::uint8_t> accepted) { // dropped when a newer filter started
         m_filtering = false;
         RecordTableModel* current = table();
         if (!current || current->projectData() != data) {

@@ -5,6 +5,7 @@
 // thread pool and apply it in one step (filterApplied), and sort through the
 // source model's off-thread sort, so the GUI thread never walks 100k rows
 // with string matching or comparisons.
+#include "jobs/job_tracker.h"
 #include <QSet>
 #include <QSortFilterProxyModel>
 
@@ -53,7 +54,7 @@ private:
     QSet<int> m_picked;
     bool m_pickActive = false;
     bool m_filtering = false;
-    quint64 m_generation = 0;
+    JobTracker m_jobs; // the background filter of large tables
     // Precomputed verdict per record, valid for m_acceptedFor only.
     std::vector<std::uint8_t> m_accepted;
     const ProjectData* m_acceptedFor = nullptr;

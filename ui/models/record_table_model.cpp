@@ -22,7 +22,7 @@ void RecordTableModel::setData(ProjectDataPtr next)
     m_data = next ? std::move(next) : std::make_shared<ProjectData>();
     m_order.clear();
     m_position.clear();
-    ++m_sortGeneration; // a sort in flight belongs to the old data
+    m_sortJob.supersede(); // a sort in flight belongs to the old data
     m_sorting = false;
     endResetModel();
 }
@@ -64,20 +64,16 @@ std::vector<int> RecordTableModel::sortedOrder(const std::vector<RecordRow>& row
 void RecordTableModel::sortRows(int column, Qt::SortOrder order)
 {
     if (column < 0 || column >= ColumnCount) return;
-    const quint64 generation = ++m_sortGeneration;
     auto rows = m_data->rows;
     if (static_cast<int>(rows->size()) < kAsyncRows) {
+        m_sortJob.supersede();
         applyOrder(sortedOrder(*rows, column, order));
         Q_EMIT sortFinished();
         return;
     }
     m_sorting = true;
-    QtConcurrent::run([rows, column, order] {
-        lowerCurrentThreadPriority();
-        return sortedOrder(*rows, column, order);
-    })
-        .then(this, [this, generation](std::vector<int> sorted) {
-            if (generation != m_sortGeneration) return; // superseded, or the data changed
+    m_sortJob.start([rows, column, order](const TaskContext&) { return sortedOrder(*rows, column, order); },
+        [this](std::vector<int> sorted) { // dropped when superseded, or when the data changed
             m_sorting = false;
             applyOrder(std::move(sorted));
             Q_EMIT sortFinished();

@@ -1,6 +1,7 @@
 #pragma once
 // The record table: a thin model over a loaded project's RecordSet and the
 // rows converted once at load (ProjectData::rows). Read-only.
+#include "jobs/job_tracker.h"
 #include <QAbstractTableModel>
 
 #include "project/project_data.h"
@@ -62,7 +63,7 @@ private:
     ProjectDataPtr m_data;
     std::vector<int> m_order;    // display row -> record index; empty = identity
     std::vector<int> m_position; // record index -> display row
-    quint64 m_sortGeneration = 0;
+    JobTracker m_sortJob; // the background sort of large tables
     bool m_sorting = false;
 };
 

@@ -18,9 +18,7 @@
 #include "records/record_loader.h"
 #include "views/rerun_service.h"
 
-#ifdef KWB_HAVE_TRACES
 #include "workbench/workload_analysis.h"
-#endif
 
 namespace kwb::ui {
 
@@ -111,7 +109,6 @@ QStringList filesUnder(const std::vector<std::string>& roots, const QStringList&
     return files;
 }
 
-#ifdef KWB_HAVE_TRACES
 WorkloadSummary toSummary(const WorkloadBreakdown& b)
 {
     WorkloadSummary w;
@@ -214,7 +211,6 @@ void loadTraces(const Project& project, const std::vector<std::string>& roots, c
         data.knownTraces.push_back(std::move(k));
     }
 }
-#endif
 
 } // namespace
 
@@ -232,11 +228,7 @@ void lowerCurrentThreadPriority()
 
 bool buildHasTraces()
 {
-#ifdef KWB_HAVE_TRACES
     return true;
-#else
-    return false;
-#endif
 }
 
 ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx, ProjectDataPtr previous)
@@ -290,12 +282,7 @@ ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx, P
     }
 
     const auto tracePaths = existing(project, project.traces, "traces", data->messages);
-#ifdef KWB_HAVE_TRACES
     loadTraces(project, tracePaths, ctx, previous.get(), *data);
-#else
-    if (!tracePaths.empty())
-        data->messages << QLatin1String("profiler traces are listed but this build cannot read them");
-#endif
     if (ctx.cancelled()) {
         data->cancelled = true;
         return data;

@@ -125,11 +125,9 @@ bool RerunService::canRerun(const ProjectData* project, int recordIndex, QString
 void RerunService::setProject(ProjectDataPtr project)
 {
     if (!project || project.get() == m_indexProject) return;
-    const quint64 generation = ++m_indexGeneration;
     m_indexing = project;
-    QtConcurrent::run([project]() { return buildIndex(*project); })
-        .then(this, [this, generation, project](std::shared_ptr<const workbench::SpecIndex> index) {
-            if (generation != m_indexGeneration) return; // a newer project replaced it
+    m_indexJob.start([project](const TaskContext&) { return buildIndex(*project); },
+        [this, project](std::shared_ptr<const workbench::SpecIndex> index) {
             m_index = std::move(index);
             m_indexProject = project.get();
             m_indexing.reset();
@@ -149,7 +147,7 @@ bool RerunService::start(ProjectDataPtr project, int recordIndex, QString* reaso
     }
     if (!canRerun(project.get(), recordIndex, reason)) return false;
     if (m_indexProject != project.get()) { // setProject's index is not there (yet)
-        ++m_indexGeneration;
+        m_indexJob.supersede();
         m_index = buildIndex(*project);
         m_indexProject = project.get();
         m_indexing.reset();

@@ -19,6 +19,7 @@
 #include <optional>
 
 #include "base/progress.h"
+#include "jobs/job_tracker.h"
 #include "project/project_data.h"
 #include "rerun/flags.h"
 #include "workbench/run_summary.h"
@@ -102,8 +103,8 @@ private:
     // The spec index of m_indexProject (GUI thread only; the index itself is immutable).
     std::shared_ptr<const workbench::SpecIndex> m_index;
     const ProjectData* m_indexProject = nullptr;
+    JobTracker m_indexJob; // builds the index of the latest project set
     ProjectDataPtr m_indexing; // kept alive while its index is built
-    quint64 m_indexGeneration = 0;
 };
 
 } // namespace kwb::ui
