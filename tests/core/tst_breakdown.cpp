@@ -21,10 +21,16 @@ namespace {
 const char* kWorkloads[] = {"bert_infer", "bert_train", "dlrm_infer", "dlrm_train", "gpt2_infer", "gpt2_train",
     "llama_infer", "resnet50_infer", "resnet50_train", "vit_infer"};
 
-std::string tracePath(const std::string& name)
+std::string tracePath(const std::string& name, const char* folder = "traces")
 {
-    return std::string(KWB_DATASET_DIR) + "/traces/" + name + ".json.gz";
+    return std::string(KWB_DATASET_DIR) + "/" + folder + "/" + name + ".json.gz";
 }
+
+// The scale sweep (datasets/scale_sweep: bf16, SDPA, realistic batch and sequence; H200).
+const char* kSweep[] = {"bert_base_infer", "bert_base_train", "bert_large_infer", "bert_large_train", "dlrm_infer",
+    "dlrm_train", "gpt2_124m_infer", "gpt2_124m_train", "gpt2_355m_infer", "gpt2_355m_train", "gpt2_774m_infer",
+    "gpt2_774m_train", "gpt2_1.5b_infer", "gpt2_1.5b_train", "llama_0.5b_infer", "llama_0.5b_train", "llama_1b_infer",
+    "llama_1b_train", "llama_3b_infer", "llama_3b_train", "resnet50_infer", "vit_b16_infer"};
 
 const RuleTable& defaultRules()
 {
@@ -36,12 +42,12 @@ const RuleTable& defaultRules()
     return rules;
 }
 
-WorkloadBreakdown breakdownOf(const std::string& name)
+WorkloadBreakdown breakdownOf(const std::string& name, const char* folder = "traces")
 {
-    auto t = loadTrace(tracePath(name));
+    auto t = loadTrace(tracePath(name, folder));
     if (!t.isOk()) qFatal("%s", t.status().toString().c_str());
     WorkloadBreakdown b = breakdown(**t, defaultRules());
-    b.source = name + ".json.gz"; // as `kwb breakdown` prints it when run in datasets/traces
+    b.source = name + ".json.gz"; // as `kwb breakdown` prints it when run in the traces' folder
     return b;
 }
 
@@ -111,6 +117,36 @@ private Q_SLOTS:
             QFAIL(qPrintable(QStringLiteral("breakdown of %1 differs from its golden file; actual output written to the build "
                                             "folder. If the change is intended, run tests/data/traces/regenerate.sh")
                                  .arg(name)));
+        }
+    }
+
+    // tests/data/scale_sweep/<name>.breakdown.json: the same for the scale sweep
+    // (tests/data/scale_sweep/regenerate.sh rewrites them), and the sweep's findings
+    // as docs/gpu-validation.md states them.
+    void sweepGolden_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* w : kSweep) QTest::addRow("%s", w) << QString::fromLatin1(w);
+    }
+    void sweepGolden()
+    {
+        QFETCH(QString, name);
+        const WorkloadBreakdown b = breakdownOf(name.toStdString(), "scale_sweep");
+        const std::string json = breakdownToJson({b});
+        auto expected = readFileContents(kwbtest::testData(("scale_sweep/" + name.toStdString() + ".breakdown.json").c_str()));
+        QVERIFY2(expected.isOk(), expected.status().toString().c_str());
+        if (json != *expected) {
+            std::ofstream(std::string(KWB_BINARY_DIR) + "/" + name.toStdString() + ".breakdown.actual.json") << json;
+            QFAIL(qPrintable(QStringLiteral("breakdown of %1 differs from its golden file; actual output written to the build "
+                                            "folder. If the change is intended, run tests/data/scale_sweep/regenerate.sh")
+                                 .arg(name)));
+        }
+        const double gemmAttention = categoryShare(b, "gemm") + categoryShare(b, "attention");
+        if (name.startsWith(QLatin1String("dlrm"))) {
+            QVERIFY2(b.addressableFraction > 0.70, qPrintable(QString::number(b.addressableFraction)));
+        } else if (name.endsWith(QLatin1String("_infer")) && !name.startsWith(QLatin1String("resnet"))) {
+            // Eager bf16 transformer inference: GEMM + attention is most of the time, but short of 80%.
+            QVERIFY2(gemmAttention > 0.5 && gemmAttention < 0.8, qPrintable(QString::number(gemmAttention)));
         }
     }
 
