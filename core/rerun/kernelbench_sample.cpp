@@ -236,29 +236,36 @@ Result<RerunRequest> kernelBenchRequestFromRecord(const EvalRecord& record, cons
     return req;
 }
 
+namespace {
+
+// A program as a shell finds it: a name without '/' through $PATH, a path as it is.
+std::string findExecutable(const std::string& program)
+{
+    if (program.find('/') != std::string::npos) return isExecutable(program) ? program : std::string();
+    const char* path = std::getenv("PATH");
+    const std::string list = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    for (std::size_t start = 0; start <= list.size();) {
+        const auto end = std::min(list.find(':', start), list.size());
+        const std::string dir = list.substr(start, end - start);
+        if (!dir.empty() && isExecutable(dir + "/" + program)) return dir + "/" + program;
+        start = end + 1;
+    }
+    return {};
+}
+
+} // namespace
+
 Result<TorchBridgeCommand> findTorchBridge(const std::string& python)
 {
     TorchBridgeCommand cmd;
-    if (!python.empty()) {
-        if (!isExecutable(python))
-            return Status(ErrorCode::NotFound, "--python '" + python + "' is not an executable");
-        cmd.python = python;
-    } else if (const char* env = std::getenv("KWB_PYTHON"); env && *env) {
-        if (!isExecutable(env))
-            return Status(ErrorCode::NotFound, std::string("KWB_PYTHON is set to '") + env + "', which is not an executable");
-        cmd.python = env;
-    } else {
-        const char* path = std::getenv("PATH");
-        std::string list = path ? path : "/usr/local/bin:/usr/bin:/bin";
-        std::size_t start = 0;
-        while (start <= list.size() && cmd.python.empty()) {
-            const auto end = std::min(list.find(':', start), list.size());
-            const std::string dir = list.substr(start, end - start);
-            if (!dir.empty() && isExecutable(dir + "/python3")) cmd.python = dir + "/python3";
-            start = end + 1;
-        }
-        if (cmd.python.empty())
-            return Status(ErrorCode::NotFound, "python3 not found on PATH (set KWB_PYTHON): the PyTorch bridge needs Python with torch");
+    const char* pyEnv = std::getenv("KWB_PYTHON");
+    const std::string wanted = !python.empty() ? python : pyEnv && *pyEnv ? std::string(pyEnv) : std::string("python3");
+    cmd.python = findExecutable(wanted);
+    if (cmd.python.empty()) {
+        if (!python.empty()) return Status(ErrorCode::NotFound, "--python '" + python + "' is not an executable (nor one on PATH)");
+        if (pyEnv && *pyEnv)
+            return Status(ErrorCode::NotFound, "KWB_PYTHON is set to '" + wanted + "', which is not an executable (nor one on PATH)");
+        return Status(ErrorCode::NotFound, "python3 not found on PATH (set KWB_PYTHON): the PyTorch bridge needs Python with torch");
     }
 
     if (const char* env = std::getenv("KWB_TORCH_BRIDGE"); env && *env) {

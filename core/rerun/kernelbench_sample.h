@@ -90,7 +90,7 @@ struct TorchBridgeCommand {
 };
 
 // python3: `python` when given (the caller's --python), else $KWB_PYTHON, else
-// the first python3 on $PATH. The script:
+// python3; a name without '/' is looked up on $PATH, as a shell would. The script:
 // $KWB_TORCH_BRIDGE, else kwb_torch_bridge.py next to the running executable,
 // in ../runner (build tree) or ../libexec/kwb. Reads the environment and the
 // file system; NotFound says where it looked.

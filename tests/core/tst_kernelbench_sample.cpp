@@ -314,6 +314,14 @@ void TestKernelBenchSample::bridgeLookupErrors()
     const ProcessClientOptions o = torchBridgeClientOptions(*b);
     QCOMPARE(qs(o.runnerPath), qs(b->python));
     QCOMPARE(qs(o.runnerArgs.back()), qs(b->script));
+    // --python takes a name as a shell does (`--python python3`), or a path.
+    auto byName = findTorchBridge("python3");
+    QVERIFY2(byName, byName ? "" : byName.status().toString().c_str());
+    QVERIFY(byName->python.find('/') != std::string::npos);
+    QCOMPARE(qs(byName->python), qs(b->python));
+    auto missing = findTorchBridge("no-such-python-xyz");
+    QVERIFY(!missing);
+    QVERIFY(qs(missing.status().message()).contains(QStringLiteral("--python 'no-such-python-xyz'")));
 }
 
 void TestKernelBenchSample::bridgeWithoutTorchSaysSo()
