@@ -61,6 +61,29 @@ def install_stubs():
                 m.tqdm = _T
             sys.modules[name] = m
             stubbed.append(name)
+    try:
+        import pydantic  # noqa: F401
+    except Exception:
+        # KernelBench uses pydantic only for KernelExecResult, a record of
+        # defaults and keyword fields: an attribute holder does the same.
+        m = types.ModuleType("pydantic")
+
+        class BaseModel:
+            def __init__(self, **kw):
+                import copy
+                for klass in reversed(type(self).__mro__):
+                    for k in getattr(klass, "__annotations__", {}):
+                        if hasattr(klass, k):
+                            setattr(self, k, copy.deepcopy(getattr(klass, k)))
+                for k, v in kw.items():
+                    setattr(self, k, v)
+
+            def model_dump(self):
+                return dict(self.__dict__)
+
+        m.BaseModel = BaseModel
+        sys.modules["pydantic"] = m
+        stubbed.append("pydantic (attribute holder)")
     return stubbed
 
 

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -52,7 +53,8 @@ double since(Clock::time_point t)
 
 } // namespace
 
-std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs, const TaskContext& ctx)
+std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs, const TaskContext& ctx,
+    const PoolTaskDone& onDone)
 {
     std::vector<PoolTaskResult> results(tasks.size());
     if (jobs < 1) jobs = 1;
@@ -74,6 +76,7 @@ std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs
         fs::remove(r.errPath, ec);
         ++finished;
         ctx.report("build", static_cast<std::int64_t>(finished), static_cast<std::int64_t>(tasks.size()));
+        if (onDone) onDone(r.task, out);
     };
     while (finished < tasks.size()) {
         const bool cancelled = ctx.cancelled();
@@ -102,6 +105,7 @@ std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs
             if (rc != 0) {
                 results[t].startError = std::string("cannot start '") + (argv[0] ? argv[0] : "") + "': " + std::strerror(rc);
                 ++finished;
+                if (onDone) onDone(t, results[t]);
                 continue;
             }
             r.pid = pid;
@@ -112,6 +116,7 @@ std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs
             for (std::size_t t = next; t < tasks.size(); ++t) {
                 results[t].startError = dir ? "cancelled" : "cannot create a scratch folder in /tmp";
                 ++finished;
+                if (onDone) onDone(t, results[t]);
             }
             next = tasks.size();
             if (running.empty()) break;
@@ -168,8 +173,39 @@ std::string sampleSourceKey(const std::string& source)
     return buf;
 }
 
+std::vector<std::string> sampleKeysToBuild(const std::vector<const RerunJob*>& jobs)
+{
+    std::vector<std::string> keys;
+    std::set<std::string> seen;
+    for (const RerunJob* job : jobs) {
+        if (!job || job->executor != ExecutorKind::Bridge) continue;
+        const std::string key = sampleSourceKey(job->request.candidate.source);
+        if (seen.insert(key).second) keys.push_back(key);
+    }
+    return keys;
+}
+
+namespace {
+
+SampleBuild sampleBuildOf(const PoolTaskResult& r, double timeoutS)
+{
+    SampleBuild b;
+    b.seconds = r.seconds;
+    b.ok = r.exitCode == 0 && r.startError.empty();
+    b.cacheHit = b.ok && r.stderrText.find("(cache hit)") != std::string::npos;
+    if (!b.ok) {
+        b.error = !r.startError.empty() ? r.startError
+            : r.timedOut ? "the build took longer than " + std::to_string(static_cast<int>(timeoutS)) + " s"
+                         : firstCompilerError(r.stderrText);
+        if (b.error.empty()) b.error = "the build exited with status " + std::to_string(r.exitCode);
+    }
+    return b;
+}
+
+} // namespace
+
 Result<BuildReport> prebuildSamples(const std::vector<const RerunJob*>& jobs, const TorchBridgeCommand& command,
-    int workers, const std::string& scratchDir, const TaskContext& ctx)
+    int workers, const std::string& scratchDir, const TaskContext& ctx, const SampleBuilt& onSample)
 {
     std::error_code ec;
     fs::create_directories(scratchDir, ec);
@@ -191,23 +227,16 @@ Result<BuildReport> prebuildSamples(const std::vector<const RerunJob*>& jobs, co
     }
     report.distinct = tasks.size();
     const auto t0 = Clock::now();
-    const auto results = runPool(tasks, workers, ctx);
+    const auto results = runPool(tasks, workers, ctx, [&](std::size_t t, const PoolTaskResult& r) {
+        if (onSample) onSample(keys[t], sampleBuildOf(r, tasks[t].timeoutS));
+    });
     report.wallSeconds = since(t0);
     for (std::size_t i = 0; i < results.size(); ++i) {
-        const PoolTaskResult& r = results[i];
         SampleBuild& b = report.bySource[keys[i]];
-        b.seconds = r.seconds;
-        b.ok = r.exitCode == 0 && r.startError.empty();
-        b.cacheHit = b.ok && r.stderrText.find("(cache hit)") != std::string::npos;
-        if (!b.ok) {
-            b.error = !r.startError.empty() ? r.startError
-                : r.timedOut ? "the build took longer than " + std::to_string(static_cast<int>(tasks[i].timeoutS)) + " s"
-                             : firstCompilerError(r.stderrText);
-            if (b.error.empty()) b.error = "the build exited with status " + std::to_string(r.exitCode);
-            ++report.failed;
-        }
+        b = sampleBuildOf(results[i], tasks[i].timeoutS);
+        if (!b.ok) ++report.failed;
         report.cacheHits += b.cacheHit;
-        report.buildSeconds.push_back(r.seconds);
+        report.buildSeconds.push_back(results[i].seconds);
     }
     return report;
 }

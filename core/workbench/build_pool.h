@@ -35,10 +35,14 @@ struct PoolTaskResult {
     std::string startError; // why it could not be started
 };
 
+using PoolTaskDone = std::function<void(std::size_t task, const PoolTaskResult& result)>;
+
 // Runs the tasks, at most `jobs` at a time (>= 1). `progress` is called on the
-// caller's thread with {"build", finished, total}. Cancellation kills running
-// tasks and starts no more; their results say so.
-std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs, const TaskContext& ctx = {});
+// caller's thread with {"build", finished, total}, and `onDone` (optional) as
+// each task ends (failed starts included). Cancellation kills running tasks
+// and starts no more; their results say so.
+std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs, const TaskContext& ctx = {},
+    const PoolTaskDone& onDone = {});
 
 // The compiler's first error in a build log ("file(12): error: …", "error: …"),
 // else the log's last non-empty line.
@@ -63,10 +67,17 @@ struct BuildReport {
 // The key a sample's build is filed under: a hash of its source text.
 std::string sampleSourceKey(const std::string& source);
 
+// What becomes of one sample as soon as its build ends (key: sampleSourceKey()).
+using SampleBuilt = std::function<void(const std::string& key, const SampleBuild& build)>;
+
+// The sample keys prebuildSamples() would build for `jobs`, in build order.
+std::vector<std::string> sampleKeysToBuild(const std::vector<const RerunJob*>& jobs);
+
 // Builds the KernelBench samples among `jobs` (others are ignored) with the
 // bridge `command` in `workers` parallel processes. Scratch files go to
-// `scratchDir` (created). Errors: the scratch folder cannot be written.
+// `scratchDir` (created). `onSample` (optional) hears of each sample as its
+// build ends, from the calling thread. Errors: the scratch folder cannot be written.
 Result<BuildReport> prebuildSamples(const std::vector<const RerunJob*>& jobs, const TorchBridgeCommand& command,
-    int workers, const std::string& scratchDir, const TaskContext& ctx = {});
+    int workers, const std::string& scratchDir, const TaskContext& ctx = {}, const SampleBuilt& onSample = {});
 
 } // namespace kwb::workbench

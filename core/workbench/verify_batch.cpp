@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <thread>
 
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include "records/native_reader.h"
 #include "records/native_writer.h"
 #include "records/record_loader.h"
+#include "workbench/build_board.h"
 #include "workbench/run_summary.h"
 
 namespace kwb::workbench {
@@ -111,23 +114,62 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
         const Availability& a = executors.probe(kind);
         if (!a.available) return Status(ErrorCode::Unsupported, a.reason);
     }
-    // The build pool: every sample's compiler runs before the GPU work starts.
-    std::map<std::string, SampleBuild> builds;
-    if (options.buildJobs > 0 && plan.jobs(ExecutorKind::Bridge) > 0 && executors.bridgeCommand()) {
+    // The build pool. With one runner the GPU starts on the first samples as
+    // soon as they are built (the board says when); with a runner per GPU
+    // every sample is built first (the pool hands records to free GPUs and
+    // has no way to wait for one).
+    BuildBoard board;
+    BuildReport built;
+    Status buildStatus;
+    std::thread builder;
+    CancelFlag stopBuild;
+    std::string scratch = options.buildScratchDir;
+    const bool pooled = options.buildJobs > 0 && plan.jobs(ExecutorKind::Bridge) > 0 && executors.bridgeCommand();
+    if (pooled) {
         std::vector<const RerunJob*> jobs;
         for (const auto& i : plan.items)
             if (i.job) jobs.push_back(&*i.job);
-        std::string scratch = options.buildScratchDir;
         if (scratch.empty()) scratch = (fs::temp_directory_path() / ("kwb-build-" + std::to_string(::getpid()))).string();
-        TaskContext buildCtx;
-        buildCtx.cancel = cancel;
-        buildCtx.progress = events.buildProgress;
-        KWB_ASSIGN_OR_RETURN(BuildReport built, prebuildSamples(jobs, *executors.bridgeCommand(), options.buildJobs, scratch, buildCtx));
-        if (events.onBuilt) events.onBuilt(built);
-        builds = std::move(built.bySource);
         std::error_code ec;
-        if (options.buildScratchDir.empty()) fs::remove_all(scratch, ec);
+        fs::create_directories(scratch, ec);
+        if (ec) return Status(ErrorCode::IoError, "cannot create the build scratch folder: " + ec.message(), SourcePosition{scratch});
+        board.expect(sampleKeysToBuild(jobs));
+        const TorchBridgeCommand command = *executors.bridgeCommand();
+        auto build = [&, jobs, command] {
+            TaskContext buildCtx;
+            buildCtx.cancel = &stopBuild;
+            buildCtx.progress = events.buildProgress;
+            auto r = prebuildSamples(jobs, command, options.buildJobs, scratch, buildCtx,
+                [&](const std::string& key, const SampleBuild& b) { board.publish(key, b); });
+            if (r) built = std::move(r).value();
+            else buildStatus = r.status();
+            board.close();
+        };
+        if (options.gpus.empty()) {
+            builder = std::thread(build);
+        } else {
+            build();
+            if (!buildStatus.isOk()) return buildStatus;
+        }
     }
+    // Ends the pool (if still building) and reports it, once.
+    bool buildReported = false;
+    const auto endBuild = [&] {
+        if (builder.joinable()) {
+            stopBuild.cancel();
+            builder.join();
+        }
+        if (pooled && !buildReported) {
+            buildReported = true;
+            if (buildStatus.isOk() && events.onBuilt) events.onBuilt(built);
+            std::error_code ec;
+            if (options.buildScratchDir.empty()) fs::remove_all(scratch, ec);
+        }
+    };
+    struct EndBuildGuard {
+        const std::function<void()> end;
+        ~EndBuildGuard() { end(); }
+    } endBuildGuard{endBuild};
 
     std::FILE* sink = std::fopen(options.out.c_str(), "ab");
     if (!sink) return Status(ErrorCode::IoError, "cannot open for appending", SourcePosition{options.out});
@@ -160,11 +202,13 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
         if (events.onRecord) events.onRecord(i, count, item, outcome);
         return true;
     };
-    // A sample the build pool could not build never reaches the GPU.
-    const auto failedBuild = [&](const RerunJob& job) -> const SampleBuild* {
-        if (job.executor != ExecutorKind::Bridge) return nullptr;
-        auto b = builds.find(sampleSourceKey(job.request.candidate.source));
-        return b != builds.end() && !b->second.ok ? &b->second : nullptr;
+    // A sample the build pool could not build never reaches the GPU; one it
+    // is still building is waited for (the bridge would build it a second time).
+    const auto failedBuild = [&](const RerunJob& job) -> std::optional<SampleBuild> {
+        if (!pooled || job.executor != ExecutorKind::Bridge) return std::nullopt;
+        auto b = board.wait(sampleSourceKey(job.request.candidate.source), cancel);
+        if (b && !b->ok) return b;
+        return std::nullopt;
     };
 
     if (options.gpus.empty()) {
@@ -181,7 +225,11 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
             TaskContext ctx;
             ctx.cancel = cancel;
             if (events.progressFor) ctx.progress = events.progressFor(i, count, item.record.id);
-            const SampleBuild* build = failedBuild(*item.job);
+            const std::optional<SampleBuild> build = failedBuild(*item.job);
+            if (cancel && cancel->isCancelled()) {
+                report.cancelled = true;
+                break;
+            }
             RerunOutcome outcome = build ? compileErrorOutcome(*item.job, build->error, options.thresholds)
                                          : runJob(executors, *item.job, options.thresholds, ctx);
             if (outcome.error.code() == ErrorCode::Cancelled || (cancel && cancel->isCancelled())) {
@@ -218,7 +266,7 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
             const VerifyItem& item = plan.items[i];
             if (!item.job) {
                 finish(i, nullptr, nullptr);
-            } else if (const SampleBuild* build = failedBuild(*item.job)) {
+            } else if (const std::optional<SampleBuild> build = failedBuild(*item.job)) {
                 const RerunOutcome o = compileErrorOutcome(*item.job, build->error, options.thresholds);
                 finish(i, &o, nullptr);
             } else {
@@ -247,7 +295,10 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
         report.bridgeRestarts = pool.bridgeRestarts();
     }
     std::fclose(sink);
+    // Samples still building are not needed any more (the loop ended early), or all are built.
+    endBuild();
     if (writeFailed) return Status(ErrorCode::IoError, "cannot write", SourcePosition{options.out});
+    if (!buildStatus.isOk()) return buildStatus;
     if (!report.cancelled) {
         // Finished: input order, the same file however many GPUs or shards wrote it.
         auto sorted = sortRecordFile(options.out, plan.order);

@@ -8,7 +8,10 @@
 
 #include "rerun/kernelbench_sample.h"
 #include "test_util.h"
+#include "workbench/build_board.h"
 #include "workbench/build_pool.h"
+
+#include <thread>
 
 using namespace kwb;
 using namespace kwb::workbench;
@@ -127,6 +130,63 @@ private Q_SLOTS:
         int lines = 0;
         for (std::string l; std::getline(calls, l);) ++lines;
         QCOMPARE(lines, 2); // the duplicate source is built once
+    }
+
+    void eachSampleIsAnnouncedAsItsBuildEnds()
+    {
+        // The GPU loop starts on a sample as soon as its own build ends: a
+        // quick sample is announced while a slow one is still building.
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeFile(d + "/python3",
+            "#!/bin/sh\nif grep -q SLOW \"$3\"; then sleep 2; fi\necho \"built $3 in 0.1 s (compiled)\" >&2\n", true);
+        TorchBridgeCommand cmd{d + "/python3", d + "/bridge.py"};
+        const RerunJob slow = sampleJob("slow", "class ModelNew: pass  # SLOW\n");
+        const RerunJob quick = sampleJob("quick", "class ModelNew: pass  # quick\n");
+        BuildBoard board;
+        const std::vector<const RerunJob*> jobs{&slow, &quick};
+        QCOMPARE(sampleKeysToBuild(jobs).size(), std::size_t{2});
+        board.expect(sampleKeysToBuild(jobs));
+        std::thread builder([&] {
+            auto r = prebuildSamples(jobs, cmd, 2, d + "/scratch", {},
+                [&](const std::string& key, const SampleBuild& b) { board.publish(key, b); });
+            QVERIFY(r.isOk());
+            board.close();
+        });
+        const auto t0 = std::chrono::steady_clock::now();
+        auto q = board.wait(sampleSourceKey(quick.request.candidate.source));
+        const double quickS = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        QVERIFY(q && q->ok);
+        QVERIFY2(quickS < 1.5, std::to_string(quickS).c_str()); // not behind the slow one
+        auto s = board.wait(sampleSourceKey(slow.request.candidate.source));
+        QVERIFY(s && s->ok);
+        builder.join();
+        // A key the pool never builds is not waited for.
+        QVERIFY(!board.wait("not-a-sample"));
+    }
+
+    void boardStopsWaitingOnCloseAndCancel()
+    {
+        BuildBoard board;
+        board.expect({"k"});
+        CancelFlag cancel;
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(150));
+            cancel.cancel();
+        });
+        QVERIFY(!board.wait("k", &cancel)); // cancelled while waiting
+        canceller.join();
+        std::thread closer([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(150));
+            board.close();
+        });
+        QVERIFY(!board.wait("k")); // the pool ended without building it
+        closer.join();
+        SampleBuild failed;
+        failed.error = "x.cu(1): error: boom";
+        board.publish("k", failed);
+        auto b = board.wait("k");
+        QVERIFY(b && !b->ok && b->error == failed.error);
     }
 };
 
