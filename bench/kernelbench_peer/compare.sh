@@ -3,23 +3,29 @@
 # cache: KernelBench's pipeline (run_peer.py: its parallel build, then its
 # evaluation) and `kwb verify` with the build pool. Not a test.
 #
-#   bench/kernelbench_peer/compare.sh BIN PEER_SRC RAW_DATA PROBLEMS N OUT [WORKERS]
+#   bench/kernelbench_peer/compare.sh BIN PEER_SRC RAW_DATA PROBLEMS N OUT [WORKERS [PHASES]]
+#
+# PHASES: "peer kwb" (default), or one of them (a device call has a time limit;
+# the kwb phase reads OUT/peer/samples.json, which the peer phase writes).
 #
 # BIN holds kwb and the runner files in a build tree's layout (app/kwb/kwb,
 # app/runner/{kwb-runner,libkwb_bridge.so}); the bridge script is this
 # checkout's. Writes OUT/peer.jsonl, OUT/kwb.jsonl (verified records),
 # OUT/kwb.err and prints the throughput of both.
 set -u
-BIN=$(cd "$1" && pwd); PEER=$2; RAW=$3; PROBLEMS=$4; N=$5; OUT=$6; W=${7:-$(nproc)}
+BIN=$(cd "$1" && pwd); PEER=$2; RAW=$3; PROBLEMS=$4; N=$5; OUT=$6; W=${7:-$(nproc)}; PHASES=${8:-peer kwb}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH=$BIN/lib:$BIN/app/runner:/usr/local/cuda/lib64:/usr/local/cuda/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}
 export KWB_RUNNER=$BIN/app/runner/kwb-runner KWB_BRIDGE_LIB=$BIN/app/runner/libkwb_bridge.so
 export KWB_TORCH_BRIDGE=$root/app/runner/bridge/kwb_torch_bridge.py PYTHONUNBUFFERED=1
 
+if [[ " $PHASES " == *" peer "* ]]; then
 python3 "$root/bench/kernelbench_peer/run_peer.py" "$PEER" "$RAW" "$PROBLEMS" "$N" "$OUT/peer" "$W" \
     > "$OUT/peer.jsonl" 2> "$OUT/peer.err"
 echo "peer exit $?"; grep -E '"phase"|"summary"|stubbed' "$OUT/peer.jsonl"
+fi
+[[ " $PHASES " == *" kwb "* ]] || exit 0
 
 export KWB_CACHE_DIR=$OUT/kwb_cache
 rm -rf "$KWB_CACHE_DIR"

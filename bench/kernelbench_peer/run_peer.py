@@ -154,7 +154,8 @@ def main():
                                         num_perf_trials=100, measure_performance=True, build_dir=work[i][2],
                                         device=device)
             row.update({"compiled": bool(getattr(r, "compiled", False)), "correctness": bool(getattr(r, "correctness", False)),
-                        "runtime_ms": getattr(r, "runtime", None)})
+                        "runtime_ms": getattr(r, "runtime", None),
+                        "metadata": {k: str(v)[:300] for k, v in (getattr(r, "metadata", None) or {}).items()}})
         except Exception as exc:  # KernelBench lets some failures raise
             row["error"] = ("%s: %s" % (type(exc).__name__, exc))[-300:]
         row["eval_s"] = round(time.perf_counter() - ts, 2)
