@@ -37,6 +37,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import kwb_worker_hardening  # noqa: E402
 import kwb_worker_protocol as wp  # noqa: E402
 from kwb_bridge_common import CandidateError, ExtensionCache, apply_sizes, load_module  # noqa: E402
 
@@ -209,7 +210,11 @@ class Worker:
         self.ext_cache.install(torch)
         for d in c.get("writable_dirs", []):
             os.makedirs(d, exist_ok=True)
+        # No capabilities (root's CAP_SYS_PTRACE would reach the judge's /proc/<pid>/fd), then the sandbox.
+        hardening = kwb_worker_hardening.harden()
         state, why = self.lib.sandbox_enter(c.get("writable_dirs", []))
+        if hardening:
+            why = "; ".join([why] + hardening if why else hardening)
         # Entered with a note naming Landlock: this kernel has seccomp only.
         if state == "entered":
             self.sandbox = ("seccomp" if "landlock" in why.lower() else "landlock+seccomp", why)
@@ -419,8 +424,13 @@ class Worker:
                 c = self.read_command()
             except ValueError:
                 return 2  # the judge does not send garbage; stop
-            if c is None or c.get("op") == "shutdown":
+            if c is None or (isinstance(c, dict) and c.get("kwbw") == wp.TAG and c.get("op") == "shutdown"):
                 return 0
+            if not isinstance(c, dict) or c.get("kwbw") != wp.TAG:
+                # Written into this worker's own stdin (/proc/self/fd/0 opens the pipe for writing).
+                if self.guard is not None:
+                    self.guard.note("result channel search: a line written into the worker's own command pipe")
+                continue
             seq = c.get("seq", -1)
             op = c.get("op")
             try:
@@ -451,19 +461,11 @@ class Worker:
                     return 4
 
 
-def no_dump():
-    """Not dumpable: another worker (a sibling of the same user) can neither
-    ptrace this one nor open its /proc files before the sandbox is in place."""
-    if os.environ.get("KWB_BRIDGE_DUMPABLE") == "1":
-        return
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE
-    except (OSError, AttributeError):
-        pass
-
-
 def main():
-    no_dump()
+    # Not dumpable from the start: another worker (a sibling of the same user)
+    # can neither ptrace this one nor open its /proc files while it waits.
+    if os.environ.get("KWB_BRIDGE_DUMPABLE") != "1":
+        kwb_worker_hardening.no_dump()
     # The replies keep a private copy of stdout; fd 1 (print, the compilers) goes to stderr.
     proto_fd = os.dup(1)
     os.dup2(2, 1)

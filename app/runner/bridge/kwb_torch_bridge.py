@@ -34,7 +34,6 @@ reason, a ``rerun`` with status no_device, and the process exits with status 1.
     python3 kwb_torch_bridge.py --build SAMPLE.py...  build the samples' extensions into the cache
 """
 
-import ctypes
 import json
 import os
 import sys
@@ -46,6 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kwb_bridge_common import (CandidateError, ExtensionCache, cache_root, extension_digest,  # noqa: E402,F401
                                extension_name, finite, load_module, num)
 import kwb_bridge_lib  # noqa: E402
+import kwb_worker_hardening  # noqa: E402
 
 PROTOCOL = "kwb.rerun/1"
 BRIDGE_VERSION = "kwb_torch_bridge 2 (judge + sandboxed candidate worker)"
@@ -78,14 +78,12 @@ def context_broken():
 
 
 def no_dump():
-    """Not dumpable: the worker (same user) can then neither ptrace the judge
-    nor open /proc/<judge>/fd/* (the result channel) or /proc/<judge>/mem."""
+    """Not dumpable: a worker (same user, no capabilities) can then neither
+    ptrace the judge nor open /proc/<judge>/fd/* (the result channel) or
+    /proc/<judge>/mem. KWB_BRIDGE_DUMPABLE=1 leaves it dumpable (debugging)."""
     if os.environ.get("KWB_BRIDGE_DUMPABLE") == "1":
         return False
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE
-    except (OSError, AttributeError):
-        return False
+    return kwb_worker_hardening.no_dump()
 
 
 # ---------------------------------------------------------------- the bridge
