@@ -42,7 +42,9 @@ import kwb_worker_protocol as wp  # noqa: E402
 from kwb_bridge_common import CandidateError, ExtensionCache, apply_sizes, load_module  # noqa: E402
 
 _PROC_WRITE = re.compile(r"\A/proc/(self|thread-self|\d+)/(mem|fd/\d+|task/\d+/mem|map_files/.*)\Z")
-_PTRACE_SYMBOLS = ("ptrace", "process_vm_writev", "process_vm_readv", "pidfd_getfd", "pidfd_open")
+_PTRACE_SYMBOLS = ("ptrace", "process_vm_writev", "process_vm_readv", "pidfd_getfd", "pidfd_open", "syscall")
+# The worker's own clock, bound before any sample can patch time.perf_counter.
+_perf = time.perf_counter
 O_ACCMODE = 3
 
 
@@ -148,6 +150,7 @@ class Worker:
                 raise RuntimeError("torch.cuda.is_available() is False")
             torch.cuda.set_device(0)
             torch.empty(1, device="cuda")  # CUDA initialised before the sandbox: the device files are open
+            self.sync = torch.cuda.synchronize  # bound before a sample can patch it
             import kwb_bridge_lib
             import kwb_cuda_ipc
             import kwb_bridge_tensors
@@ -233,15 +236,15 @@ class Worker:
         except Exception as exc:
             raise CandidateError("unsupported", "the problem does not load in the worker: %s" % exc)
         calls0, hits0 = self.ext_cache.calls, self.ext_cache.hits
-        t0 = time.perf_counter()
+        t0 = _perf()
         try:
             sample = load_module("kwb_sample", c["sample_source"], c.get("sample_label", "<sample>"))
         except Exception as exc:
             if self.kt.is_cuda_fault(exc) and self.kt.context_broken():
                 raise CandidateError("fault", "loading the sample faulted: %s" % exc, fatal=True)
             raise CandidateError("compile_error", "the sample does not build or import: %s" % str(exc)[-4000:])
-        torch.cuda.synchronize()
-        compile_ms = (time.perf_counter() - t0) * 1e3
+        self.sync()
+        compile_ms = (_perf() - t0) * 1e3
         calls = self.ext_cache.calls - calls0
         if not hasattr(sample, "ModelNew"):
             raise CandidateError("compile_error", "the sample defines no class ModelNew")
@@ -252,7 +255,7 @@ class Worker:
             torch.cuda.manual_seed(seed)
             try:
                 self.model = sample.ModelNew(*init_inputs).cuda()
-                torch.cuda.synchronize()
+                self.sync()
             except Exception as exc:
                 raise self.kt.classify(exc, "ModelNew(*get_init_inputs())")
         return {"compile_ms": compile_ms, "compile_cache_hit": calls > 0 and self.ext_cache.hits - hits0 == calls,
@@ -297,7 +300,7 @@ class Worker:
                 handle, offset, _size = self.exporter.describe(buf.data_ptr())
             descs.append({"handle": handle, "offset": offset, "nbytes": t.numel() * eb,
                           "dtype": self.kt.DTYPE_NAMES[t.dtype], "shape": list(t.shape)})
-        torch.cuda.synchronize()
+        self.sync()
         return descs
 
     def poison_pool(self, which, elem_bytes, want_bytes):
@@ -326,7 +329,7 @@ class Worker:
                     break
                 self.lib.fill(ctypes.c_void_p(t.data_ptr()), t.numel() // elem_bytes, elem_bytes, which, stream)
                 held.append(t)
-            torch.cuda.synchronize()
+            self.sync()
         finally:
             del held  # back to the pool, poisoned (no empty_cache)
 
@@ -347,10 +350,10 @@ class Worker:
             for t in self.prev:  # a sample may hand the same buffer back next time
                 if self.kt.poisonable(t) and not (lo <= t.data_ptr() < hi):
                     self.fill_tensor(t, int(poison["which"]))
-            torch.cuda.synchronize()
+            self.sync()
         self.prev = []
         out = self.forward("ModelNew.forward")
-        torch.cuda.synchronize()
+        self.sync()
         self.prev = out
         return {"outputs": self.export(out)}
 
@@ -393,7 +396,7 @@ class Worker:
                                             reset_persisting_l2=bool(c.get("reset_persisting_l2", True)))
             if raised is not None:
                 raise self.kt.classify(raised, "ModelNew.forward (timing)")
-        torch.cuda.synchronize()
+        self.sync()
         result = self.session.result()
         members = {k: result[k] for k in wp.WORKER_MEMBERS if isinstance(result.get(k), dict)}
         kept = [{"tick": k["tick"], "outputs": self.export(k["tensors"])} for k in self.kept]
@@ -403,11 +406,11 @@ class Worker:
     def host_batch(self, c):
         torch = self.torch
         n = max(1, int(c.get("calls", 1)))
-        torch.cuda.synchronize()
+        self.sync()
         with torch.no_grad():
             for _ in range(n):
                 self.model(*self.args)
-        torch.cuda.synchronize()
+        self.sync()
         return {}
 
     # -- the loop
