@@ -154,6 +154,7 @@ class Worker:
             import kwb_bridge_lib
             import kwb_cuda_ipc
             import kwb_bridge_tensors
+            self.ipc = kwb_cuda_ipc
             self.kt = kwb_bridge_tensors
             self.lib, why = kwb_bridge_lib.find_library()
             if self.lib is None:
@@ -189,10 +190,21 @@ class Worker:
         self.send(wp.reply(seq, False, **fields))
 
     def read_command(self):
-        raw = self.inp.readline()
-        if not raw:
-            return None
-        return json.loads(raw.decode("utf-8"))
+        """The judge's next command; lines without the channel tag were written
+        into this worker's own stdin (/proc/self/fd/0 opens the pipe for
+        writing) and are skipped."""
+        while True:
+            raw = self.inp.readline()
+            if not raw:
+                return None
+            try:
+                c = json.loads(raw.decode("utf-8"))
+            except ValueError:
+                c = None
+            if isinstance(c, dict) and c.get("kwbw") == wp.TAG:
+                return c
+            if self.guard is not None:
+                self.guard.note("result channel search: a line written into the worker's own command pipe")
 
     # -- commands
 
@@ -289,8 +301,11 @@ class Worker:
             if inside_arena or not t.is_contiguous() or t.data_ptr() % 512:
                 src = None
             else:
-                handle, offset, size = self.exporter.describe(t.data_ptr())
-                if offset + max(padded, t.numel() * eb) > size:
+                try:
+                    handle, offset, size = self.exporter.describe(t.data_ptr())
+                    if offset + max(padded, t.numel() * eb) > size:
+                        src = None
+                except self.ipc.CudaError:  # memory of the sample's own allocator: copied
                     src = None
             if src is None:
                 buf = torch.empty(max(padded, t.numel() * eb, 1), dtype=torch.uint8, device="cuda")
@@ -423,17 +438,9 @@ class Worker:
                    "torch": self.torch.__version__, "abi": self.lib.abi,
                    "time_ex": self.lib.has("kwb_bridge_session_time_ex")})
         while True:
-            try:
-                c = self.read_command()
-            except ValueError:
-                return 2  # the judge does not send garbage; stop
-            if c is None or (isinstance(c, dict) and c.get("kwbw") == wp.TAG and c.get("op") == "shutdown"):
+            c = self.read_command()
+            if c is None or c.get("op") == "shutdown":
                 return 0
-            if not isinstance(c, dict) or c.get("kwbw") != wp.TAG:
-                # Written into this worker's own stdin (/proc/self/fd/0 opens the pipe for writing).
-                if self.guard is not None:
-                    self.guard.note("result channel search: a line written into the worker's own command pipe")
-                continue
             seq = c.get("seq", -1)
             op = c.get("op")
             try:

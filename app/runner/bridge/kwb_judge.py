@@ -107,8 +107,10 @@ class Judge:
             self.spare = self.spawn()
 
     def take_worker(self):
+        # The spare starts when a request ends (release), not now: its start-up
+        # (torch import, CUDA context) must not share the host with a timed loop.
         ch = self.spare or self.spawn()
-        self.spare = self.spawn() if self.prefork else None
+        self.spare = None
         ready = ch.wait_ready(READY_TIMEOUT_S)
         if ready.get("usable") is not True:
             ch.close()
@@ -118,8 +120,10 @@ class Judge:
     def release(self, ch):
         ch.close()
         shutil.rmtree(ch.scratch, ignore_errors=True)
+        self.warm()
 
     def shutdown(self):
+        self.prefork = False
         if self.spare is not None:
             self.release(self.spare)
             self.spare = None
@@ -189,6 +193,7 @@ class JudgeRun:
         try:
             reply = self.worker.call(op, self.left(), **fields)
         except wp.WorkerFailed as exc:
+            self.collect(exc.reply)
             raise CandidateError(exc.status, str(exc))
         finally:
             for v in self.worker.violations:
@@ -532,6 +537,7 @@ class JudgeRun:
             try:
                 msg = ch.receive(seq, self.left(), kinds=("tick", "reply"))
             except wp.WorkerFailed as exc:
+                self.collect(exc.reply)
                 raise CandidateError(exc.status, str(exc))
             finally:
                 for v in ch.violations:
@@ -607,9 +613,14 @@ class JudgeRun:
         self.set_member("isolation", isolation)
         self.set_member("checks_run", list(self.checks))
         r.setdefault("_unset", {}).update(self.unset)
+        # The judge's mappings of the worker's memory go first, then the worker, then the arena it mapped.
+        try:
+            torch.cuda.synchronize()
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        self.mappings.close_all()
         if self.worker is not None:
             self.j.release(self.worker)
-        self.mappings.close_all()
         if self.arena is not None:
             try:
                 torch.cuda.synchronize()

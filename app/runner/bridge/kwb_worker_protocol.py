@@ -66,11 +66,13 @@ class WorkerTimeout(Exception):
 
 
 class WorkerFailed(Exception):
-    """The worker answered that the sample failed: `status` is a protocol status name."""
+    """The worker answered that the sample failed: `status` is a protocol status name;
+    `reply` the whole (validated) failure reply."""
 
-    def __init__(self, status, message):
+    def __init__(self, status, message, reply=None):
         super().__init__(message)
         self.status = status
+        self.reply = reply or {}
 
 
 # ---------------------------------------------------------------- encoding
@@ -144,7 +146,7 @@ def check_reply(obj, seq, kinds=("reply",)):
             if status not in WORKER_STATUSES:
                 raise WorkerProtocolError("a worker failure with status %r (expected one of %s)" % (
                     status, ", ".join(WORKER_STATUSES)))
-            raise WorkerFailed(status, text_field(obj, "message", 8000))
+            raise WorkerFailed(status, text_field(obj, "message", 8000), obj)
     return obj
 
 
