@@ -131,7 +131,9 @@ class Worker:
         self.reason = None
         self.torch = None
         self.kt = None
-        self.arena_range = (0, 0)
+        self.mapped = []   # address ranges of the judge's arenas mapped here
+        self.host_sets = []
+        self.host_outs = []
         self.model = None
         self.args = []
         self.buffers = []
@@ -208,20 +210,27 @@ class Worker:
 
     # -- commands
 
-    def setup(self, c):
-        torch = self.torch
-        arena = c["arena"]
+    def map_args(self, arena, descs):
+        """The argument list over a mapped arena of the judge, and its tensors."""
         base, _avail = self.mappings.resolve(bytes.fromhex(arena["handle"]), 0, int(arena["size"]))
-        self.arena_range = (base, base + int(arena["size"]))
-        self.args, self.buffers = [], []
-        for a in c["inputs"]:
+        self.mapped.append((base, base + int(arena["size"])))
+        args, buffers = [], []
+        for a in descs:
             if "tensor" in a:
                 d = a["tensor"]
                 t = self.kt.view_at(base + int(d["offset"]), int(d["nbytes"]), d["dtype"], list(d["shape"]))
-                self.args.append(t)
-                self.buffers.append(t)
+                args.append(t)
+                buffers.append(t)
             else:
-                self.args.append(a.get("value"))
+                args.append(a.get("value"))
+        return args, buffers
+
+    def in_mapped(self, t):
+        return any(lo <= t.data_ptr() < hi for lo, hi in self.mapped)
+
+    def setup(self, c):
+        torch = self.torch
+        self.args, self.buffers = self.map_args(c["arena"], c["inputs"])
         self.ext_cache.install(torch)
         for d in c.get("writable_dirs", []):
             os.makedirs(d, exist_ok=True)
@@ -286,7 +295,6 @@ class Worker:
         device, starting a 512-byte unit and followed by the scan's padding
         inside its allocation (else a padded copy, kept alive here)."""
         torch = self.torch
-        lo, hi = self.arena_range
         descs = []
         for t in tensors:
             if t.dtype not in self.kt.DTYPE_NAMES:
@@ -297,8 +305,7 @@ class Worker:
             eb = t.element_size()
             padded = self.lib.padded_bytes(t.numel(), eb) if eb in (2, 4, 8) else t.numel() * eb
             src = t
-            inside_arena = lo <= t.data_ptr() < hi
-            if inside_arena or not t.is_contiguous() or t.data_ptr() % 512:
+            if self.in_mapped(t) or not t.is_contiguous() or t.data_ptr() % 512:
                 src = None
             else:
                 try:
@@ -361,9 +368,8 @@ class Worker:
         if poison is not None:
             eb = int(poison["elem_bytes"])
             self.poison_pool(int(poison["which"]), eb if eb in (2, 4, 8) else 4, int(poison["bytes"]))
-            lo, hi = self.arena_range
             for t in self.prev:  # a sample may hand the same buffer back next time
-                if self.kt.poisonable(t) and not (lo <= t.data_ptr() < hi):
+                if self.kt.poisonable(t) and not self.in_mapped(t):
                     self.fill_tensor(t, int(poison["which"]))
             self.sync()
         self.prev = []
@@ -418,15 +424,26 @@ class Worker:
         last = {"tick": state["tick"], "outputs": self.export(state["last"])} if state["last"] else None
         return {"members": members, "kept": kept, "last": last, "ran": ran, "fresh": fresh}
 
+    def host_setup(self, c):
+        self.host_sets = [self.map_args(c["arena"], descs)[0] for descs in c["sets"]]
+        self.host_outs = []
+        return {}
+
     def host_batch(self, c):
+        """One call per input set, back to back; what each returned is kept
+        (the judge checks two of them, chosen afterwards)."""
         torch = self.torch
-        n = max(1, int(c.get("calls", 1)))
         self.sync()
         with torch.no_grad():
-            for _ in range(n):
-                self.model(*self.args)
+            outs = [self.model(*args) for args in self.host_sets]
         self.sync()
+        self.host_outs = [self.kt.tensors_of(o) for o in outs]
         return {}
+
+    def host_outputs(self, c):
+        picks = [j for j in c.get("picks", []) if isinstance(j, int) and 0 <= j < len(self.host_outs)]
+        self.keep_alive = []
+        return {"kept": [{"tick": j, "outputs": self.export(self.host_outs[j])} for j in picks]}
 
     # -- the loop
 
@@ -450,12 +467,16 @@ class Worker:
                     self.ok(seq, **self.call(c))
                 elif op == "time":
                     self.ok(seq, **self.time(c, seq))
+                elif op == "host_setup":
+                    self.ok(seq, **self.host_setup(c))
                 elif op == "host_batch":
                     self.ok(seq, **self.host_batch(c))
+                elif op == "host_outputs":
+                    self.ok(seq, **self.host_outputs(c))
                 elif op == "ping":
                     self.ok(seq)
                 elif op == "release":
-                    self.kept, self.keep_alive, self.prev = [], [], []
+                    self.kept, self.keep_alive, self.prev, self.host_outs = [], [], [], []
                     self.ok(seq)
                 else:
                     self.fail(seq, "unsupported", "unknown worker command %r" % op)

@@ -38,6 +38,7 @@ from kwb_sample_source import declared_kernels
 
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kwb_candidate_worker.py")
 READY_TIMEOUT_S = 120.0
+HOST_ARENA_BYTES = 4 << 30   # the host timer's input sets, at most (fewer calls when the inputs are large)
 
 
 def option(options, key, kind, default):
@@ -167,6 +168,7 @@ class JudgeRun:
         self.sp = ctypes.c_void_p(self.stream.cuda_stream)
         self.worker = None
         self.arena = None
+        self.host_arena = None
         self.mappings = ipc.Mappings(judge.driver)
         self.checks = []
         self.violations = []
@@ -561,27 +563,64 @@ class JudgeRun:
             ch.send({"kwbw": wp.TAG, "op": "tick", "seq": seq, "keep": keep})
 
     def host_timing(self):
-        """The judge's own clock around N back-to-back calls between device
-        synchronisations, in the worker (minus a round trip) and here for the
-        reference: the third timer, which nothing in the worker can patch."""
+        """The third timer, which nothing in the worker can patch: the judge's
+        clock around K back-to-back calls between device synchronisations, on K
+        input sets the judge wrote into an arena of their own (distinct
+        contents, so a look-up cannot stand in for the work). The worker keeps
+        what each call returned; afterwards the judge picks two calls at random
+        and compares their outputs with references it computes itself (into
+        fresh_inputs), so a worker that computes only some of the calls is
+        caught. Nothing the worker reports is subtracted from the wall time.
+        The reference runs over the same sets here, before the worker sees them."""
         o = self.o
-        rtt = []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            self.call("ping")
-            rtt.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        self.call("host_batch", calls=o.host_calls)
-        cand = max(0.0, time.perf_counter() - t0 - min(rtt)) * 1e3 / o.host_calls
-        ref_inputs = kt.make_inputs(self.prob, o.seed)
+        per_set = sum(x.numel() * x.element_size() for _i, x in self.slots)
+        k = min(o.host_calls, HOST_ARENA_BYTES // max(1, per_set))
+        if k < 2 or not self.slots:
+            return
+        seed = secrets.randbelow(1 << 40)
+        sizes = [x.numel() * x.element_size() for _i, x in self.slots] * k
+        self.host_arena = ipc.InputArena(self.j.driver, sizes)
+        n = len(self.slots)
+        sets, descs = [], []
+        for j in range(k):
+            views = [kt.view_at(self.host_arena.ptr(j * n + s), sizes[s], kt.DTYPE_NAMES[x.dtype], list(x.shape))
+                     for s, (_i, x) in enumerate(self.slots)]
+            kt.write_into(views, kt.make_inputs(self.prob, seed + j), "host-timer inputs")
+            args, d, s_i = [], [], 0
+            for a in self.arg_descs:
+                if "tensor" in a:
+                    args.append(views[s_i])
+                    d.append({"arg": a["arg"], "tensor": dict(a["tensor"], offset=self.host_arena.offsets[j * n + s_i])})
+                    s_i += 1
+                else:
+                    args.append(a["value"])
+                    d.append(a)
+            sets.append(args)
+            descs.append(d)
         torch.cuda.synchronize()
         t0 = time.perf_counter()
-        for _ in range(o.host_calls):
-            self.model(*ref_inputs)
+        for args in sets:
+            self.model(*args)
         torch.cuda.synchronize()
-        ref = (time.perf_counter() - t0) * 1e3 / o.host_calls
-        if self.set_member("host_timing", {"candidate_ms": cand, "reference_ms": ref, "trials": o.host_calls,
-                                           "measured_by": "judge"}):
+        ref_ms = (time.perf_counter() - t0) * 1e3 / k
+        del sets
+        self.call("host_setup", arena={"handle": self.host_arena.handle.hex(), "size": self.host_arena.size},
+                  sets=descs)
+        t0 = time.perf_counter()
+        self.call("host_batch")
+        cand_ms = (time.perf_counter() - t0) * 1e3 / k
+        picks = secrets.SystemRandom().sample(range(k), 2)
+        reply = self.call("host_outputs", picks=picks)
+        kept = self.validated(lambda rep, key: wp.kept_field(rep, key, set(picks)), reply, "kept")
+        verified = len(kept) == len(picks)
+        for entry in kept:
+            outs = [self.map_output(d) + (d,) for d in entry["outputs"]]
+            ref = self.reference(kt.make_inputs(self.prob, seed + entry["tick"]))
+            if not self.compare_into("fresh_inputs", ref, outs, self.names):
+                verified = False
+        self.call("release")
+        if self.set_member("host_timing", {"candidate_ms": cand_ms, "reference_ms": ref_ms, "trials": k,
+                                           "measured_by": "judge"}) and verified:
             self.ran("host_timer")
 
     def time_reference(self, fresh):
@@ -624,12 +663,12 @@ class JudgeRun:
         self.mappings.close_all()
         if self.worker is not None:
             self.j.release(self.worker)
-        if self.arena is not None:
-            try:
-                torch.cuda.synchronize()
-                self.arena.free()
-            except Exception:
-                traceback.print_exc(file=sys.stderr)
+        for arena in (self.arena, self.host_arena):
+            if arena is not None:
+                try:
+                    arena.free()
+                except Exception:
+                    traceback.print_exc(file=sys.stderr)
 
 
 def worker_death(exc):
