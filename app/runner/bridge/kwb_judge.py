@@ -613,6 +613,11 @@ class JudgeRun:
         reply = self.call("host_outputs", picks=picks)
         kept = self.validated(lambda rep, key: wp.kept_field(rep, key, set(picks)), reply, "kept")
         verified = len(kept) == len(picks)
+        # Both picks in one buffer: the sample reuses its output buffer, which is
+        # honest; the earlier call's output is gone, so nothing can be checked.
+        places = [tuple((d["handle"], d["offset"]) for d in e["outputs"]) for e in kept]
+        if len(set(places)) < len(places):
+            verified, kept = False, []
         for entry in kept:
             outs = [self.map_output(d) + (d,) for d in entry["outputs"]]
             ref = self.reference(kt.make_inputs(self.prob, seed + entry["tick"]))
