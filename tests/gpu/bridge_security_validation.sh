@@ -115,11 +115,18 @@ def flags(fid):
         j = json.load(open(p))
     except ValueError:
         return None
-    items = j if isinstance(j, list) else j.get("results", j.get("summaries", [j]))
+    # kwb rerun --format json: {"outcomes": [{"summary": {"flags": [{"code": ...}]}}]}
     codes = set()
-    for s in items if isinstance(items, list) else [items]:
-        for f in (s.get("flags") or []) if isinstance(s, dict) else []:
-            codes.add(f.get("code") if isinstance(f, dict) else f)
+    def walk(v):
+        if isinstance(v, dict):
+            for f in v.get("flags") or [] if isinstance(v.get("flags"), list) else []:
+                codes.add(f.get("code") if isinstance(f, dict) else f)
+            for x in v.values():
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+    walk(j.get("outcomes", j) if isinstance(j, dict) else j)
     return codes
 def brief(r):
     if not r:
