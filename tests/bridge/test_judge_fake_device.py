@@ -238,6 +238,7 @@ class JudgeOnFakeDeviceTest(unittest.TestCase):
         self.assertEqual(r["status"], "compile_error")
         self.assertIn("nope", r["message"])
         self.assertEqual(r["isolation"]["reference_process"], "separate")
+        self.assertIn("fake device: no sandbox", r["isolation"]["why_not"])
 
     def test_a_worker_that_dies_is_the_candidates_fault(self):
         r = self.rerun("import os, signal\nimport torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n"

@@ -185,7 +185,8 @@ class Worker:
         self.send(wp.reply(seq, True, **fields))
 
     def fail(self, seq, status, message):
-        fields = {"status": status, "message": message[-8000:]}
+        fields = {"status": status, "message": message[-8000:], "sandbox": self.sandbox[0],
+                  "why_not": self.sandbox[1]}
         if self.guard is not None:
             self.guard.audit_patches()
             fields["violations"] = list(self.guard.violations)

@@ -199,6 +199,8 @@ class JudgeRun:
             reply = self.worker.call(op, self.left(), **fields)
         except wp.WorkerFailed as exc:
             self.collect(exc.reply)
+            if op == "setup":
+                self.note_sandbox(exc.reply)
             raise CandidateError(exc.status, str(exc))
         finally:
             for v in self.worker.violations:
@@ -207,6 +209,13 @@ class JudgeRun:
         self.collect(reply)
         return reply
 
+    def note_sandbox(self, reply):
+        """The sandbox the worker says it entered (its own word: the SIGSYS of a
+        seccomp kill and the judge's view of /proc are what can be checked)."""
+        kind = reply.get("sandbox")
+        self.sandbox = (kind if kind in ("landlock+seccomp", "seccomp", "none") else "none",
+                        wp.text_field(reply, "why_not", 1000) if isinstance(reply.get("why_not"), str) else "")
+
     def set_member(self, name, value):
         got = self.sess.set_member(name, value)
         if got is None:
@@ -214,7 +223,7 @@ class JudgeRun:
             return True
         ok, why = got
         if not ok:
-            self.violation("%s rejected by the core's decoder: %s" % (name, why))
+            self.violation("decoder: %s rejected by the core's decoder: %s" % (name, why))
         return ok
 
     def map_output(self, d):
@@ -271,8 +280,7 @@ class JudgeRun:
                           sizes=r["sizes"], problem_source=kbp["problem_source"],
                           problem_label=kbp.get("problem_file") or "<problem>", sample_source=source,
                           sample_label="<sample %s>" % self.candidate.get("id", ""))
-        self.sandbox = (reply.get("sandbox") if reply.get("sandbox") in ("landlock+seccomp", "seccomp", "none")
-                        else "none", wp.text_field(reply, "why_not", 1000))
+        self.note_sandbox(reply)
         r["compile_ms"] = wp.number_field(reply, "compile_ms", 0.0, 1e9)
         r["compile_cache_hit"] = wp.bool_field(reply, "compile_cache_hit")
         self.progress("compile", 1, 1)
@@ -476,7 +484,7 @@ class JudgeRun:
             if name in members:
                 self.set_member(name, members[name])
         ok = members.get("own_kernels")
-        if ok is not None and sorted(ok.get("declared") or []) != sorted(self.own):
+        if ok is not None and set(ok.get("declared") or []) != set(self.own):
             self.violation("own kernels: the worker reported declared kernels %s, the sample declares %s" % (
                 ok.get("declared"), self.own))
         if time_ex and o.reset_persisting_l2:
