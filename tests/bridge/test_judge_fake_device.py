@@ -240,6 +240,20 @@ class JudgeOnFakeDeviceTest(unittest.TestCase):
         self.assertEqual(r["isolation"]["reference_process"], "separate")
         self.assertIn("fake device: no sandbox", r["isolation"]["why_not"])
 
+    def test_the_build_pool_step_runs_in_a_sandboxed_worker(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "s.py")
+            with open(path, "w") as f:
+                f.write("import os\nimport torch\nBUILT_IN = os.getpid()\nclass ModelNew(torch.nn.Module):\n    pass\n")
+            env = dict(os.environ, KWB_FAKEGPU="1", KWB_FAKEGPU_BRIDGE_DIR=os.path.dirname(BRIDGE),
+                       PYTHONPATH=os.path.join(HERE, "fakegpu"), KWB_CACHE_DIR=tmp)
+            out = subprocess.run([PYTHON, BRIDGE, "--build", path, os.path.join(tmp, "missing.py")], env=env,
+                                 capture_output=True, text=True, timeout=300)
+        self.assertEqual(out.returncode, 1, out.stderr)  # the missing file fails, the other builds
+        self.assertIn("built %s" % path, out.stderr)
+        self.assertIn("sandbox none: fake device: no sandbox", out.stderr)
+        self.assertIn("failed %s" % os.path.join(tmp, "missing.py"), out.stderr)
+
     def test_a_worker_that_dies_is_the_candidates_fault(self):
         r = self.rerun("import os, signal\nimport torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n"
                        "    def forward(self, x):\n        os.kill(os.getpid(), signal.SIGKILL)\n", RELU)

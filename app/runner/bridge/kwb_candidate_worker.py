@@ -229,9 +229,10 @@ class Worker:
     def in_mapped(self, t):
         return any(lo <= t.data_ptr() < hi for lo, hi in self.mapped)
 
-    def setup(self, c):
+    def enter_sandbox(self, c):
+        """The extension cache, hardening, the sandbox and the audit hook: what
+        stands between the sample's code and everything else, in that order."""
         torch = self.torch
-        self.args, self.buffers = self.map_args(c["arena"], c["inputs"])
         self.ext_cache.install(torch)
         for d in c.get("writable_dirs", []):
             os.makedirs(d, exist_ok=True)
@@ -249,6 +250,27 @@ class Worker:
             self.guard.note("sandbox: kwb_bridge_sandbox_enter failed: %s" % why)
         sys.addaudithook(self.guard.hook)  # from here on the sample's code runs
         self.guard.active = True
+
+    def build(self, c):
+        """The build pool's step for one sample: imported here, sandboxed like a
+        re-run, so its load_inline extension lands in the cache and nothing else
+        is written (this worker is then discarded)."""
+        self.enter_sandbox(c)
+        calls0, hits0 = self.ext_cache.calls, self.ext_cache.hits
+        t0 = _perf()
+        try:
+            load_module("kwb_sample", c["sample_source"], c.get("sample_label", "<sample>"))
+        except Exception as exc:
+            raise CandidateError("compile_error", "the sample does not build or import: %s" % str(exc)[-4000:])
+        self.sync()
+        calls = self.ext_cache.calls - calls0
+        return {"compile_ms": (_perf() - t0) * 1e3, "compile_cache_hit": calls > 0 and self.ext_cache.hits - hits0 == calls,
+                "sandbox": self.sandbox[0], "why_not": self.sandbox[1]}
+
+    def setup(self, c):
+        torch = self.torch
+        self.args, self.buffers = self.map_args(c["arena"], c["inputs"])
+        self.enter_sandbox(c)
 
         try:
             self.prob = load_module("kwb_problem", c["problem_source"], c.get("problem_label", "<problem>"))
@@ -464,6 +486,8 @@ class Worker:
             try:
                 if op == "setup":
                     self.ok(seq, **self.setup(c))
+                elif op == "build":
+                    self.ok(seq, **self.build(c))
                 elif op == "call":
                     self.ok(seq, **self.call(c))
                 elif op == "time":

@@ -126,6 +126,18 @@ class Judge:
         ch.close()
         shutil.rmtree(ch.scratch, ignore_errors=True)
 
+    def build(self, source, label, timeout_s=900.0):
+        """Imports one sample in a fresh sandboxed worker so that its extension
+        is built into the cache; the worker's reply (compile_ms, cache hit, sandbox)."""
+        ch = self.spawn()
+        try:
+            ready = ch.wait_ready(READY_TIMEOUT_S)
+            if ready.get("usable") is not True:
+                raise RuntimeError("the candidate worker cannot run samples: %s" % wp.text_field(ready, "reason"))
+            return ch.call("build", timeout_s, sample_source=source, sample_label=label, writable_dirs=ch.writable)
+        finally:
+            self.release(ch)
+
     def shutdown(self):
         self.prefork = False
         if self.spare is not None:

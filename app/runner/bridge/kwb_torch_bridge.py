@@ -96,7 +96,6 @@ class Bridge:
         self.device = None
         self.session = None
         self.judge = None
-        self.ext_cache = ExtensionCache()
         self.tol_policy = ("kernelbench", 0.0, 0.0)
         if torch is None:
             self.reason = "PyTorch is not installed (%s: %s)" % (sys.executable, TORCH_ERROR)
@@ -232,22 +231,22 @@ def timed_ms(r, warmup):
 
 
 def build_only(bridge, files):
-    """Imports sample files so that their load_inline extensions are built
-    into the cache (several of these can run in parallel before a batch)."""
+    """Builds the samples' load_inline extensions into the cache (several of
+    these run in parallel before a batch). Each sample is imported in a
+    candidate worker of its own, hardened and sandboxed as for a re-run: the
+    build pool runs sample code too."""
     if not bridge.usable:
         print(bridge.reason, file=sys.stderr)
         return EXIT_UNUSABLE
-    bridge.ext_cache.install(torch)
     failed = 0
     for path in files:
         t0 = time.perf_counter()
-        hits0 = bridge.ext_cache.hits
         try:
             with open(path, "r", encoding="utf-8") as f:
-                load_module("kwb_sample", f.read(), path)
-            print("built %s in %.1f s (%s)" % (path, time.perf_counter() - t0,
-                                                "cache hit" if bridge.ext_cache.hits > hits0 else "compiled"),
-                  file=sys.stderr)
+                reply = bridge.judge.build(f.read(), path)
+            print("built %s in %.1f s (%s; sandbox %s%s)" % (
+                path, time.perf_counter() - t0, "cache hit" if reply.get("compile_cache_hit") else "compiled",
+                reply.get("sandbox"), ": " + reply["why_not"] if reply.get("why_not") else ""), file=sys.stderr)
         except Exception as exc:
             failed += 1
             print("failed %s: %s" % (path, str(exc)[-2000:]), file=sys.stderr)
