@@ -251,7 +251,7 @@ class JudgeOnFakeDeviceTest(unittest.TestCase):
                                  capture_output=True, text=True, timeout=300)
         self.assertEqual(out.returncode, 1, out.stderr)  # the missing file fails, the other builds
         self.assertIn("built %s" % path, out.stderr)
-        self.assertIn("sandbox none: fake device: no sandbox", out.stderr)
+        self.assertIn("(compiled), sandbox none: fake device: no sandbox", out.stderr)
         self.assertIn("failed %s" % os.path.join(tmp, "missing.py"), out.stderr)
 
     def test_a_worker_that_dies_is_the_candidates_fault(self):

@@ -244,7 +244,8 @@ def build_only(bridge, files):
         try:
             with open(path, "r", encoding="utf-8") as f:
                 reply = bridge.judge.build(f.read(), path)
-            print("built %s in %.1f s (%s; sandbox %s%s)" % (
+            # "(cache hit)" is what the build pool (core/workbench/build_pool.cpp) looks for.
+            print("built %s in %.1f s (%s), sandbox %s%s" % (
                 path, time.perf_counter() - t0, "cache hit" if reply.get("compile_cache_hit") else "compiled",
                 reply.get("sandbox"), ": " + reply["why_not"] if reply.get("why_not") else ""), file=sys.stderr)
         except Exception as exc:
