@@ -10,6 +10,9 @@ import re
 import sys
 import types
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kwb_fast_build  # noqa: E402  (beside this module)
+
 
 class CandidateError(Exception):
     """The sample (not the bridge) failed; `status` is a protocol status name."""
@@ -111,11 +114,26 @@ class ExtensionCache:
             a = bound.arguments
             toolchain = "%s|%s|%s|%s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_capability(),
                                          os.environ.get("TORCH_CUDA_ARCH_LIST", ""))
-            digest = extension_digest(a, toolchain)
-            build, hit = cache.build_folder(digest)
-            a["name"] = extension_name(a.get("name"), digest)
-            a["build_directory"] = build
-            return original(*bound.args, **bound.kwargs)
+            as_written = dict(a)
+            tag = kwb_fast_build.rewrite_sources(a)
+            digest = extension_digest(a, toolchain + ("|" + tag if tag else ""))
+            fast_failed = os.path.join(cache_root(), "torch_ext", digest + ".fast_failed")
+            if tag and not os.path.exists(fast_failed):
+                build, hit = cache.build_folder(digest)
+                a["name"] = extension_name(as_written.get("name"), digest)
+                a["build_directory"] = build
+                kwb_fast_build.use_precompiled_header(a, build, cache_root())
+                try:
+                    return original(*bound.args, **bound.kwargs)
+                except Exception:
+                    # The faster build did not compile (or load): build the sample exactly as written.
+                    open(fast_failed, "w").close()
+            plain = signature.bind(**as_written)
+            digest = extension_digest(as_written, toolchain)
+            build, _hit = cache.build_folder(digest)
+            plain.arguments["name"] = extension_name(as_written.get("name"), digest)
+            plain.arguments["build_directory"] = build
+            return original(*plain.args, **plain.kwargs)
 
         cpp_ext.load_inline = cached_load_inline
 

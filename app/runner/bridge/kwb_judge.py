@@ -101,7 +101,8 @@ class Judge:
                     "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:False"})
         ch = wp.WorkerChannel([sys.executable, "-u", WORKER_SCRIPT], env=env, cwd=scratch)
         ch.scratch = scratch
-        ch.writable = [scratch, ExtensionCache.root(), os.path.join(root, "triton")]
+        # The extension cache, the fast build's precompiled headers, triton's cache, the scratch folder.
+        ch.writable = [scratch, ExtensionCache.root(), os.path.join(root, "pch"), os.path.join(root, "triton")]
         return ch
 
     def warm(self):
