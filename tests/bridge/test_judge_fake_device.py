@@ -179,7 +179,10 @@ class JudgeOnFakeDeviceTest(unittest.TestCase):
             r = self.rerun(f.read(), MATMUL, {"per_call": True, "fresh_checks": 8, "trials": 24})
         self.assertIn("per_call", r["checks_run"])
         self.assertIn("candidate", r["per_call_timing"])
-        self.assertGreater(r["fresh_inputs"]["failed"], 0, r["fresh_inputs"])
+        self.assertIn("reference", r["per_call_timing"])
+        # Outputs kept in the per-call part are checked as per_call, the batched ones as fresh_inputs.
+        self.assertGreater(r["per_call_timing"]["failed"] + r["fresh_inputs"]["failed"], 0, r)
+        self.assertGreater(r["per_call_timing"]["checked"], 0, r["per_call_timing"])
 
     def test_a_decoy_declares_kernels(self):
         # The decoy's CUDA source stays in the text (it is what the judge reads); only load_inline goes.

@@ -431,15 +431,13 @@ class Worker:
                                    "fresh inputs")
 
         fresh = bool(c.get("fresh")) and nonce is not None and self.lib.has("kwb_bridge_session_time_ex")
-        modes = [False, True] if c.get("per_call") else [False]
-        ran = None
-        for per_call in modes:
-            raised, ran = self.session.time(False, launch, sp, int(c.get("warmup", 10)), max(1, int(c.get("trials", 1))),
-                                            bool(c.get("l2_flush", True)), bool(c.get("cupti", True)),
-                                            refresh=refresh if fresh else None, per_call=per_call,
-                                            reset_persisting_l2=bool(c.get("reset_persisting_l2", True)))
-            if raised is not None:
-                raise self.kt.classify(raised, "ModelNew.forward (timing)")
+        # One run: with per_call the core times the batched trials, then each call alone.
+        raised, ran = self.session.time(False, launch, sp, int(c.get("warmup", 10)), max(1, int(c.get("trials", 1))),
+                                        bool(c.get("l2_flush", True)), bool(c.get("cupti", True)),
+                                        refresh=refresh if fresh else None, per_call=bool(c.get("per_call")),
+                                        reset_persisting_l2=bool(c.get("reset_persisting_l2", True)))
+        if raised is not None:
+            raise self.kt.classify(raised, "ModelNew.forward (timing)")
         self.sync()
         result = self.session.result()
         members = {k: result[k] for k in wp.WORKER_MEMBERS if isinstance(result.get(k), dict)}
