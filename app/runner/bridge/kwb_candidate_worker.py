@@ -241,13 +241,17 @@ class Worker:
         state, why = self.lib.sandbox_enter(c.get("writable_dirs", []))
         if hardening:
             why = "; ".join([why] + hardening if why else hardening)
-        # Entered with a note naming Landlock: this kernel has seccomp only.
+        # core/sandbox's note starts with what it applied ("landlock+seccomp", "seccomp",
+        # "landlock", "none"), also when it returns 1 (a part is missing on this kernel).
+        applied = why.split(":", 1)[0].strip() if why else ""
         if state == "entered":
-            self.sandbox = ("seccomp" if "landlock" in why.lower() else "landlock+seccomp", why)
-        else:
+            self.sandbox = ("landlock+seccomp", why)
+        elif applied == "seccomp":
+            self.sandbox = ("seccomp", why)
+        else:  # "landlock" alone is not one of the contract's values; the note keeps it
             self.sandbox = ("none", why)
-        if state == "error":
-            self.guard.note("sandbox: kwb_bridge_sandbox_enter failed: %s" % why)
+        if state == "error":  # the environment's failure (a folder missing), not the sample's
+            sys.stderr.write("kwb worker: kwb_bridge_sandbox_enter failed: %s\n" % why)
         sys.addaudithook(self.guard.hook)  # from here on the sample's code runs
         self.guard.active = True
 
