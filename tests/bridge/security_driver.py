@@ -51,7 +51,10 @@ def request(rid, fid, sample_path, problem_path, entry, trials):
         problem_source = f.read()
     name = os.path.splitext(os.path.basename(problem_path))[0]
     options = {"trials": trials, "warmup": 3, "correctness_trials": 2, "coverage_rows": 32, "coverage_cols": 32,
-               "l2_flush": True, "cupti": True, "seed": 42, "sizes": {}, "time_reference": True, "timeout_s": 300.0}
+               "l2_flush": True, "cupti": True, "seed": 42, "sizes": {}, "time_reference": True, "timeout_s": 300.0,
+               # Issue 12's checks, all on (the runner's option names; adversarial and per-call are off by default).
+               "fresh_inputs": True, "check_every": 5, "post_timing": True, "reset_persisting_l2": True,
+               "host_timer": True, "adversarial": True}
     options.update(entry.get("options") or {})
     return {"protocol": "kwb.rerun/1", "type": "rerun", "id": rid,
             "problem": {"schema": "kwb.problem/1", "id": "kernelbench_L1_" + name, "name": name, "level": 1,

@@ -105,7 +105,7 @@ class JudgeOnFakeDeviceTest(unittest.TestCase):
         rid = "r%d" % self.n
         name, sizes = prob
         o = {"trials": 6, "warmup": 2, "correctness_trials": 2, "seed": 42, "sizes": sizes, "timeout_s": 120.0,
-             "fresh_checks": 3}
+             "fresh_checks": 3, "adversarial": True}
         o.update(options or {})
         self.send({"protocol": "kwb.rerun/1", "type": "rerun", "id": rid,
                    "problem": {"id": name, "tolerance": {"policy": "kernelbench"}},
