@@ -19,7 +19,8 @@
 # Each part has its own timeout so the whole stays inside one 10-minute call;
 # KWB_SECURITY_NO_KWB=1 skips part 3 (the slowest: one bridge start per fixture).
 # Environment: KWB_SECURITY_TRIALS (timed trials, default 20), KWB_SECURITY_ONLY
-# (comma-separated fixture ids), KWB_SECURITY_KWB_OPTS (extra kwb rerun options).
+# (comma-separated fixture ids), KWB_SECURITY_KWB_OPTS (kwb rerun's issue-12 options; default
+# "--per-call --adversarial --check-every 5", every check on, as the driver's requests have them).
 set -u
 BUILD=$(cd "$1" && pwd)
 OUT=$2
@@ -79,7 +80,7 @@ if [ -x "$BUILD/app/kwb/kwb" ] && [ "${KWB_SECURITY_NO_KWB:-0}" != 1 ]; then
     for id in $(python3 -c 'import json,sys; [print(json.loads(l)["id"]) for l in open(sys.argv[1])]' "$OUT/security_samples.jsonl"); do
         KWB_TORCH_BRIDGE=$JUDGE timeout 60 "$BUILD/app/kwb/kwb" rerun --record "$OUT/security_samples.jsonl#$id" \
             --kernelbench "$DATA" --format json --trials "$TRIALS" --warmup 3 --correctness-trials 2 --quiet \
-            ${KWB_SECURITY_KWB_OPTS:-} > "$OUT/kwb/$id.json" 2> "$OUT/kwb/$id.stderr"
+            ${KWB_SECURITY_KWB_OPTS---per-call --adversarial --check-every 5} > "$OUT/kwb/$id.json" 2> "$OUT/kwb/$id.stderr"
         echo "$id exit $?" >> "$OUT/kwb/exit_status.txt"
     done
 fi
