@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""BASELINE, not in use: the PyTorch bridge as it was before issue 12 (commit
-94015c6), the sample imported into the process that computes the reference,
+"""BASELINE, not in use: the PyTorch bridge as it was before issue 12 (main at
+d439006), the sample imported into the process that computes the reference,
 times, checks and writes the result line. Kept only so that
 tests/gpu/bridge_security_validation.sh can measure what the judge/worker
 separation costs per re-run and show what each tampering fixture did to the
-in-process design. Changed from the original in one place: it accepts a
-library of ABI 2 or later (ABI 3 only appends functions).
+in-process design. Changed from the original in two places: it accepts a
+library of ABI 2 or later (ABI 3 only appends functions), and it imports
+kwb_fast_build from app/runner/bridge (it shares the judge's extension cache,
+so both designs run warm).
 
 The PyTorch bridge of Kernel Workbench.
 
@@ -46,6 +48,10 @@ import sys
 import time
 import traceback
 import types
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "app", "runner",
+                                "bridge"))
+import kwb_fast_build  # noqa: E402  (the judge's, in app/runner/bridge)
 
 PROTOCOL = "kwb.rerun/1"
 BRIDGE_VERSION = "kwb_torch_bridge 1"
@@ -325,11 +331,26 @@ class ExtensionCache:
             a = bound.arguments
             toolchain = "%s|%s|%s|%s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_capability(),
                                          os.environ.get("TORCH_CUDA_ARCH_LIST", ""))
-            digest = extension_digest(a, toolchain)
-            build, hit = cache.build_folder(digest)
-            a["name"] = extension_name(a.get("name"), digest)
-            a["build_directory"] = build
-            return original(*bound.args, **bound.kwargs)
+            as_written = dict(a)
+            tag = kwb_fast_build.rewrite_sources(a)
+            digest = extension_digest(a, toolchain + ("|" + tag if tag else ""))
+            fast_failed = os.path.join(cache_root(), "torch_ext", digest + ".fast_failed")
+            if tag and not os.path.exists(fast_failed):
+                build, hit = cache.build_folder(digest)
+                a["name"] = extension_name(as_written.get("name"), digest)
+                a["build_directory"] = build
+                kwb_fast_build.use_precompiled_header(a, build, cache_root())
+                try:
+                    return original(*bound.args, **bound.kwargs)
+                except Exception:
+                    # The faster build did not compile (or load): build the sample exactly as written.
+                    open(fast_failed, "w").close()
+            plain = signature.bind(**as_written)
+            digest = extension_digest(as_written, toolchain)
+            build, _hit = cache.build_folder(digest)
+            plain.arguments["name"] = extension_name(as_written.get("name"), digest)
+            plain.arguments["build_directory"] = build
+            return original(*plain.args, **plain.kwargs)
 
         cpp_ext.load_inline = cached_load_inline
 
