@@ -14,6 +14,8 @@ packages=(
   xvfb xauth fonts-dejavu-core gzip python3
   # the Slurm CI test stands up a real cluster on loopback (tests/slurm/)
   slurmctld slurmd slurm-client munge
+  # CPU PyTorch: the bridge's judge/worker tests drive a real torch on a stand-in GPU (tests/bridge/)
+  python3-torch
 )
 
 missing=()
