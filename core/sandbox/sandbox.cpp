@@ -1,0 +1,65 @@
+#include "sandbox/sandbox.h"
+
+#include <glob.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace kwb::sandbox {
+
+std::vector<std::string> defaultDeviceFiles()
+{
+    std::vector<std::string> out;
+    for (const char* pattern : {"/dev/nvidia*", "/dev/nvidia-caps/*"}) {
+        glob_t g{};
+        if (::glob(pattern, 0, nullptr, &g) == 0)
+            for (std::size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
+        ::globfree(&g);
+    }
+    for (const char* p : {"/dev/shm", "/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random"})
+        if (::access(p, F_OK) == 0) out.emplace_back(p);
+    return out;
+}
+
+std::string SandboxReport::applied() const
+{
+    if (landlock && seccomp) return "landlock+seccomp";
+    if (seccomp) return "seccomp";
+    if (landlock) return "landlock";
+    return "none";
+}
+
+std::string SandboxReport::describe() const
+{
+    std::string s = "sandbox " + applied();
+    if (landlock) {
+        s += " (Landlock ABI " + std::to_string(landlockAbi);
+        if (landlockNet) s += ", TCP denied";
+        if (landlockScoped) s += ", signals and abstract sockets scoped";
+        s += ")";
+    }
+    if (seccomp) s += ", " + std::to_string(denied.size()) + " calls denied";
+    if (notDumpable) s += ", not dumpable";
+    if (!whyNot.empty()) s += "; not applied: " + whyNot;
+    return s;
+}
+
+SandboxReport enterSandbox(const SandboxConfig& config)
+{
+    SandboxReport r;
+    // No new privileges first: Landlock and seccomp both require it of an
+    // unprivileged caller, and a setuid helper could otherwise leave the sandbox.
+    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) r.noNewPrivs = true;
+    else r.whyNot = std::string("prctl(PR_SET_NO_NEW_PRIVS): ") + std::strerror(errno);
+    // Not dumpable: no core dump of the candidate's memory, and /proc/PID of
+    // this process is root's (another process of the same user cannot open it).
+    if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0) r.notDumpable = true;
+    applyLandlock(config, r);
+    if (config.seccomp) applySeccomp(config, r);
+    else r.whyNot += std::string(r.whyNot.empty() ? "" : "; ") + "seccomp switched off by the caller";
+    return r;
+}
+
+} // namespace kwb::sandbox
