@@ -14,6 +14,7 @@
 
 #include "gpu/compile/module_cache.h"
 #include "gpu/compile/source_hash.h"
+#include "gpu/isolation/candidate_host.h"
 
 extern char** environ;
 
@@ -131,6 +132,20 @@ Result<std::shared_ptr<const LoadedLibrary>> SharedObjectCache::get(const Shared
         if (ec) return Status(ErrorCode::IoError, "cannot rename " + tmpSo.string() + ": " + ec.message());
     }
     if (cached) *cached = onDisk;
+    if (isolationEnabled()) {
+        // The candidate's code (its constructors included) runs only in the host.
+        auto host = CandidateHost::start(so.string(), request.name);
+        if (!host) {
+            if (host.status().code() != ErrorCode::InvalidArgument) return host.status();
+            SourcePosition where;
+            where.file = request.name;
+            return Status(ErrorCode::InvalidArgument, host.status().message(), where);
+        }
+        lib->host = *host;
+        std::shared_ptr<const LoadedLibrary> result = lib;
+        m_memory[key] = result;
+        return result;
+    }
     lib->handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib->handle) {
         const char* err = dlerror();
