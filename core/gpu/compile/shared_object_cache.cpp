@@ -92,7 +92,9 @@ Result<std::shared_ptr<const LoadedLibrary>> SharedObjectCache::get(const Shared
     h.add("nvcc-so").add(nvcc).add(arch).add(request.source);
     for (const auto& o : request.options) h.add(o);
     const std::string key = h.hex();
-    if (auto it = m_memory.find(key); it != m_memory.end()) {
+    // One entry per mode: an isolated library (a host) is not a loaded one.
+    const std::string memoryKey = key + (isolationEnabled() ? ":host" : ":dlopen");
+    if (auto it = m_memory.find(memoryKey); it != m_memory.end()) {
         if (cached) *cached = true;
         return it->second;
     }
@@ -143,7 +145,7 @@ Result<std::shared_ptr<const LoadedLibrary>> SharedObjectCache::get(const Shared
         }
         lib->host = *host;
         std::shared_ptr<const LoadedLibrary> result = lib;
-        m_memory[key] = result;
+        m_memory[memoryKey] = result;
         return result;
     }
     lib->handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -159,7 +161,7 @@ Result<std::shared_ptr<const LoadedLibrary>> SharedObjectCache::get(const Shared
             std::string("the shared object does not export extern \"C\" ") + kLaunchSymbol, where);
     }
     std::shared_ptr<const LoadedLibrary> result = lib;
-    m_memory[key] = result;
+    m_memory[memoryKey] = result;
     return result;
 }
 

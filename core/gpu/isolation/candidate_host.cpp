@@ -95,9 +95,9 @@ bool finitePositive(double v)
     return std::isfinite(v) && v >= 0.0;
 }
 
-// Checks the child's statistics for consistency and against the runner's wall
-// clock around the batch; returns the violation, or empty.
-std::string implausibleTiming(const TimingStats& t, int trials, double batchWallMs)
+} // namespace
+
+std::string implausibleHostTiming(const TimingStats& t, int trials, double batchWallMs)
 {
     if (t.trials != trials)
         return "the host reported " + std::to_string(t.trials) + " timed trials, " + std::to_string(trials) + " were asked for";
@@ -115,7 +115,19 @@ std::string implausibleTiming(const TimingStats& t, int trials, double batchWall
     return {};
 }
 
+namespace {
+
 std::atomic<int> g_hostSerial{0};
+
+// Live hosts, most recently started first. Each holds a CUDA context (hundreds
+// of MB of device memory), so only a few stay up; one stopped here starts
+// again on its next call.
+constexpr std::size_t kMaxLiveHosts = 2;
+std::vector<CandidateHost*>& liveHosts()
+{
+    static std::vector<CandidateHost*> hosts;
+    return hosts;
+}
 
 } // namespace
 
@@ -141,6 +153,8 @@ std::string candidateHostPath()
 CandidateHost::~CandidateHost()
 {
     stop();
+    auto& live = liveHosts();
+    live.erase(std::remove(live.begin(), live.end(), this), live.end());
     std::error_code ec;
     if (!m_scratch.empty()) fs::remove_all(m_scratch, ec);
 }
@@ -225,8 +239,15 @@ Status CandidateHost::spawn()
         if (!line.empty()) std::fprintf(stderr, "%s%s\n", tag.c_str(), line.c_str());
         ::close(logFd);
     });
-    if (m_everStarted) ++m_report.restarts;
-    m_everStarted = true;
+    if (m_crashed) ++m_report.restarts;
+    m_crashed = false;
+    auto& live = liveHosts();
+    live.erase(std::remove(live.begin(), live.end(), this), live.end());
+    live.insert(live.begin(), this);
+    while (live.size() > kMaxLiveHosts) {
+        live.back()->stop();
+        live.pop_back();
+    }
     m_attachedHandles.clear();
     m_attachedSizes.clear();
 
@@ -284,7 +305,10 @@ void CandidateHost::beginRun(double timeoutS)
 Status CandidateHost::failed(std::optional<RerunStatus> status, Status s)
 {
     m_lastFailure = status;
-    if (status && *status != RerunStatus::LaunchError && *status != RerunStatus::OutOfMemory) stop();
+    if (status && *status != RerunStatus::LaunchError && *status != RerunStatus::OutOfMemory) {
+        stop();
+        m_crashed = true;
+    }
     return s;
 }
 
@@ -319,7 +343,22 @@ Result<nlohmann::json> CandidateHost::call(const nlohmann::json& command, const 
         }
         int st = 0;
         std::string how = s.message();
-        if (::waitpid(m_pid, &st, 0) == m_pid) {
+        // It closed its channel: it is gone or going; make sure before waiting.
+        if (::waitpid(m_pid, &st, WNOHANG) != m_pid) {
+            ::usleep(200 * 1000);
+            if (::waitpid(m_pid, &st, WNOHANG) != m_pid) {
+                ::kill(-m_pid, SIGKILL);
+                ::kill(m_pid, SIGKILL);
+                st = 0;
+                ::waitpid(m_pid, &st, 0);
+                if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) {
+                    how += " (the candidate host closed its channel and was killed)";
+                    m_pid = -1;
+                    return failed(RerunStatus::Fault, Status(ErrorCode::GpuError, how));
+                }
+            }
+        }
+        {
             how = WIFSIGNALED(st) ? "the candidate host was killed by signal " + std::to_string(WTERMSIG(st))
                                   : "the candidate host exited with status " + std::to_string(WEXITSTATUS(st));
             m_pid = -1;
@@ -429,7 +468,7 @@ Status CandidateHost::time(const std::vector<void*>& buffers, const std::vector<
                                       (decoded ? std::string("no candidate timing") : decoded.status().message()));
         return failed(RerunStatus::Fault, Status(ErrorCode::GpuError, "tampering: malformed timing from the candidate host"));
     }
-    if (const std::string why = implausibleTiming(*decoded->candidateTiming, config.trials, batchMs); !why.empty()) {
+    if (const std::string why = implausibleHostTiming(*decoded->candidateTiming, config.trials, batchMs); !why.empty()) {
         m_report.violations.push_back("timer: " + why);
         stats.reset();
         return Status::ok();

@@ -70,6 +70,7 @@ public:
     // The status a failed call stands for (fault, timeout, oom; else `hint`).
     RerunStatus failureStatus(RerunStatus hint) const;
     IsolationReport& report() { return m_report; }
+    int pid() const { return m_pid; }
 
 private:
     CandidateHost() = default;
@@ -93,8 +94,12 @@ private:
     double m_callTimeoutS = 60.0;
     std::optional<RerunStatus> m_lastFailure;
     IsolationReport m_report;
-    bool m_everStarted = false;
+    bool m_crashed = false; // stopped by a failure: the next start is a restart
 };
+
+// The strict check of a host's timing against the runner's wall clock around
+// its batch of `trials` timed trials: the violation, or empty.
+std::string implausibleHostTiming(const TimingStats& stats, int trials, double batchWallMs);
 
 // The child's side: serves the channel on (cmdFd, replyFd) until it closes.
 // Returns the process's exit status.
