@@ -1,6 +1,8 @@
 #include "gpu/isolation/isolation_report.h"
 
 #include <cstdio>
+#include <string_view>
+#include <type_traits>
 
 namespace kwb::gpu {
 
@@ -34,10 +36,44 @@ nlohmann::json isolationMembers(const IsolationReport& report)
     return j;
 }
 
+namespace {
+
+// Fills the contract's C++ members (core/rerun, engineer "checks") where the
+// result has them; the names are looked up in a template so this compiles
+// with and without them. Without them the members only go to the log.
+template <typename R>
+bool fillMembers(R& r, const IsolationReport& rep)
+{
+    if constexpr (requires { r.isolation; r.hostTiming; r.markCheck(std::string_view()); }) {
+        using Info = typename std::remove_cvref_t<decltype(r.isolation)>::value_type;
+        Info info;
+        info.referenceProcess = rep.separate ? "separate" : "same";
+        info.sandbox = rep.sandbox;
+        info.whyNot = rep.whyNot;
+        info.violations = rep.violations;
+        r.isolation = info;
+        if (rep.hostCandidateMs) {
+            using Host = typename std::remove_cvref_t<decltype(r.hostTiming)>::value_type;
+            Host h;
+            h.candidateMs = rep.hostCandidateMs;
+            h.referenceMs = rep.hostReferenceMs;
+            h.trials = rep.hostTrials;
+            h.measuredBy = "judge";
+            r.hostTiming = h;
+            r.markCheck("host_timer");
+        }
+        if (rep.separate) r.markCheck("isolation");
+        return true;
+    } else {
+        return false;
+    }
+}
+
+} // namespace
+
 void applyIsolationMembers(RerunResult& result, const IsolationReport& report)
 {
-    // MERGE: decode isolationMembers(report) into result's contract members
-    // (checks_run appended to, not replaced).
+    fillMembers(result, report);
     std::fprintf(stderr, "kwb-runner: isolation: %s %s\n", result.id.c_str(), isolationMembers(report).dump().c_str());
 }
 

@@ -33,10 +33,10 @@ struct IsolationReport {
 // The members, keyed by their wire names ("isolation", "host_timing", "checks_run").
 nlohmann::json isolationMembers(const IsolationReport& report);
 
-// Puts the members into `result`. Until the contract's C++ members are merged
-// (core/rerun, engineer "checks") this only logs them to stderr, one line
-// "kwb-runner: isolation: {...}"; at merge its body becomes the member decoder
-// that kwb_bridge_session_set_member uses, called for each member above.
+// Puts the members into `result` (RerunResult::isolation, ::hostTiming with
+// measured_by "judge", checks_run += "isolation", "host_timer") where the
+// result has them, and logs them to stderr as one line
+// "kwb-runner: isolation: ID {...}" (the runner's log, for the validation run).
 void applyIsolationMembers(RerunResult& result, const IsolationReport& report);
 
 } // namespace kwb::gpu
