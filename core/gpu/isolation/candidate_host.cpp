@@ -415,6 +415,23 @@ Status CandidateHost::launch(const std::vector<void*>& buffers, const std::vecto
     m_lastFailure.reset();
     KWB_RETURN_IF_ERROR(ensureRunning());
     KWB_RETURN_IF_ERROR(attach(buffers, sizes));
+    return relaunch(stream);
+}
+
+void CandidateHost::detach()
+{
+    if (m_pid <= 0 || m_attachedHandles.empty()) return;
+    (void)call({{"cmd", "attach"}, {"buffers", nlohmann::json::array()}, {"sizes", nlohmann::json::array()}}, "attached",
+        m_callTimeoutS);
+    m_attachedHandles.clear();
+    m_attachedSizes.clear();
+}
+
+Status CandidateHost::relaunch(cudaStream_t stream)
+{
+    m_lastFailure.reset();
+    if (m_pid <= 0 || m_attachedHandles.empty())
+        return Status(ErrorCode::Internal, "relaunch without a running, attached candidate host");
     // The inputs the runner wrote must be in memory before the child reads them.
     KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
     auto r = call({{"cmd", "launch"}}, "launched", m_callTimeoutS);

@@ -60,6 +60,11 @@ public:
     // this process, shared through CUDA IPC) after `stream`'s work is done;
     // returns once the child's device work is done.
     Status launch(const std::vector<void*>& buffers, const std::vector<std::int64_t>& sizes, cudaStream_t stream);
+    // The same on the buffers of the last launch, without checking that they
+    // are still the attached ones (host-timed calls: the least overhead).
+    Status relaunch(cudaStream_t stream);
+    // The child closes its IPC mappings (end of a request: the runner frees the buffers).
+    void detach();
     // The child's timer loop; the stats are strict-checked against the
     // runner's wall clock around the batch (violations into the report).
     Status time(const std::vector<void*>& buffers, const std::vector<std::int64_t>& sizes, cudaStream_t stream,
