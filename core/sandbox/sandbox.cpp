@@ -1,5 +1,6 @@
 #include "sandbox/sandbox.h"
 
+#include <dirent.h>
 #include <glob.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -46,9 +47,25 @@ std::string SandboxReport::describe() const
     return s;
 }
 
+namespace {
+
+int threadCount()
+{
+    int n = 0;
+    if (DIR* d = ::opendir("/proc/self/task")) {
+        while (dirent* e = ::readdir(d))
+            if (e->d_name[0] != '.') ++n;
+        ::closedir(d);
+    }
+    return n;
+}
+
+} // namespace
+
 SandboxReport enterSandbox(const SandboxConfig& config)
 {
     SandboxReport r;
+    r.threadsBefore = threadCount();
     // No new privileges first: Landlock and seccomp both require it of an
     // unprivileged caller, and a setuid helper could otherwise leave the sandbox.
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) r.noNewPrivs = true;
@@ -56,7 +73,12 @@ SandboxReport enterSandbox(const SandboxConfig& config)
     // Not dumpable: no core dump of the candidate's memory, and /proc/PID of
     // this process is root's (another process of the same user cannot open it).
     if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0) r.notDumpable = true;
-    applyLandlock(config, r);
+    // Landlock restricts the calling thread and what it starts from now on;
+    // threads that already run (a CUDA context's, a thread pool's) stay outside
+    // its domain on this ABI, which the report must say. seccomp (TSYNC) covers them.
+    if (applyLandlock(config, r) && r.threadsBefore > 1)
+        r.whyNot += (r.whyNot.empty() ? "" : "; ") + std::to_string(r.threadsBefore - 1) +
+                    " thread(s) started before entry are outside the Landlock domain (seccomp covers them)";
     if (config.seccomp) applySeccomp(config, r);
     else r.whyNot += std::string(r.whyNot.empty() ? "" : "; ") + "seccomp switched off by the caller";
     return r;

@@ -12,8 +12,10 @@
 // initialised and before the candidate is loaded, and through the bridge's C
 // ABI (kwb_bridge_sandbox_enter). Qt-free and CUDA-free.
 //
-// Thread: call before starting threads of your own where possible; Landlock
-// and seccomp (TSYNC) are applied to every thread of the process.
+// Thread: call before any other thread starts (before CUDA's initialisation):
+// Landlock (ABI <= 7) restricts the calling thread and the threads it starts
+// later, not threads already running; seccomp (TSYNC) reaches every thread.
+// The report says how many threads predate the Landlock domain.
 #include <string>
 #include <vector>
 
@@ -43,6 +45,7 @@ struct SandboxReport {
     bool landlockScoped = false; // signals and abstract sockets scoped (ABI >= 6)
     bool seccomp = false;
     std::vector<std::string> denied; // syscall names the filter denies
+    int threadsBefore = 0;           // threads of the process at entry (Landlock misses all but the caller)
     std::string whyNot;              // why a part was not applied (empty when all were)
 
     // "landlock+seccomp", "seccomp", "landlock" or "none" (the contract's isolation.sandbox).

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "sandbox/sandbox.h"
 
@@ -192,6 +193,33 @@ private Q_SLOTS:
         r.landlockAbi = 7;
         QCOMPARE(QString::fromStdString(r.applied()), QStringLiteral("landlock+seccomp"));
         QVERIFY(r.describe().find("ABI 7") != std::string::npos);
+    }
+
+    void threadsBeforeEntryAreNamed()
+    {
+        // A thread running before entry is outside the Landlock domain: the report says so.
+        if (landlockAbi() == 0) QSKIP("no Landlock here");
+        TempDirs dirs;
+        int p[2];
+        QVERIFY(::pipe(p) == 0);
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            std::thread t([] { ::pause(); });
+            t.detach();
+            ::usleep(20000);
+            SandboxConfig config;
+            config.writable = {(dirs.root / "allowed").string()};
+            const std::string d = enterSandbox(config).describe();
+            (void)!::write(p[1], d.data(), d.size());
+            ::_exit(0);
+        }
+        ::close(p[1]);
+        char buf[1024] = {};
+        const ssize_t n = ::read(p[0], buf, sizeof buf - 1);
+        ::close(p[0]);
+        ::waitpid(pid, nullptr, 0);
+        QVERIFY(n > 0);
+        QVERIFY2(std::strstr(buf, "1 thread(s) started before entry") != nullptr, buf);
     }
 };
 
