@@ -220,10 +220,22 @@ Status CandidateHost::spawn()
     ::signal(SIGPIPE, SIG_IGN); // a dead host must be an error return, not the runner's death
     const int logFd = log[0];
     const std::string tag = "[candidate " + m_name + "] ";
-    m_logThread = std::thread([logFd, tag] {
+    m_pgid = pid;
+    m_logStop = std::make_shared<std::atomic<bool>>(false);
+    // Copies the child's output to the runner's log until end of file, or
+    // until stop() asks and nothing more is waiting (a grandchild that left the
+    // process group may hold the pipe open forever).
+    m_logThread = std::thread([logFd, tag, stopFlag = m_logStop] {
         std::string line;
         char buf[4096];
         for (;;) {
+            pollfd p{logFd, POLLIN, 0};
+            const int ready = ::poll(&p, 1, 100);
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready == 0) {
+                if (stopFlag->load()) break;
+                continue;
+            }
             const ssize_t n = ::read(logFd, buf, sizeof buf);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) break;
@@ -268,8 +280,9 @@ Status CandidateHost::spawn()
 
 void CandidateHost::stop()
 {
+    if (m_pgid > 0) ::kill(-m_pgid, SIGKILL); // its process group: whatever it forked goes too
+    m_pgid = -1;
     if (m_pid > 0) {
-        ::kill(-m_pid, SIGKILL); // its process group: whatever it forked goes too
         ::kill(m_pid, SIGKILL);
         int st = 0;
         while (::waitpid(m_pid, &st, 0) < 0 && errno == EINTR) {
@@ -279,7 +292,7 @@ void CandidateHost::stop()
     if (m_cmdFd >= 0) ::close(m_cmdFd);
     if (m_replyFd >= 0) ::close(m_replyFd);
     m_cmdFd = m_replyFd = -1;
-    // The log pipe reaches end of file once every process holding it is gone.
+    if (m_logStop) m_logStop->store(true);
     if (m_logThread.joinable()) m_logThread.join();
     m_attachedHandles.clear();
 }

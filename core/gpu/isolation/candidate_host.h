@@ -22,6 +22,7 @@
 // Thread: the executor thread (one call at a time); a reader thread copies the log.
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -91,6 +92,8 @@ private:
     std::string m_name;
     std::string m_scratch;
     int m_pid = -1;
+    int m_pgid = -1; // the host's process group (its pid at start)
+    std::shared_ptr<std::atomic<bool>> m_logStop;
     int m_cmdFd = -1;   // runner -> child
     int m_replyFd = -1; // child -> runner
     std::thread m_logThread;
