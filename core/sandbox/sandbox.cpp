@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <glob.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -43,6 +45,7 @@ std::string SandboxReport::describe() const
     }
     if (seccomp) s += ", " + std::to_string(denied.size()) + " calls denied";
     if (notDumpable) s += ", not dumpable";
+    if (capabilitiesDropped) s += ", no capabilities";
     if (!whyNot.empty()) s += "; not applied: " + whyNot;
     return s;
 }
@@ -60,6 +63,23 @@ int threadCount()
     return n;
 }
 
+// Drops every capability (bounding set, ambient, effective, permitted,
+// inheritable): root's CAP_SYS_PTRACE and CAP_DAC_OVERRIDE would otherwise
+// reach other processes' /proc entries where Landlock is missing.
+bool dropCapabilities(std::string* why)
+{
+    for (int cap = 0; cap <= 63; ++cap)
+        if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL && errno != EPERM) break;
+    ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct data[2] = {};
+    if (::syscall(SYS_capset, &header, data) != 0) {
+        *why = std::string("capset: ") + std::strerror(errno);
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 SandboxReport enterSandbox(const SandboxConfig& config)
@@ -73,6 +93,9 @@ SandboxReport enterSandbox(const SandboxConfig& config)
     // Not dumpable: no core dump of the candidate's memory, and /proc/PID of
     // this process is root's (another process of the same user cannot open it).
     if (::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0) r.notDumpable = true;
+    std::string capWhy;
+    r.capabilitiesDropped = dropCapabilities(&capWhy);
+    if (!r.capabilitiesDropped) r.whyNot += (r.whyNot.empty() ? "" : "; ") + capWhy;
     // Landlock restricts the calling thread and what it starts from now on;
     // threads that already run (a CUDA context's, a thread pool's) stay outside
     // its domain on this ABI, which the report must say. seccomp (TSYNC) covers them.

@@ -1,6 +1,6 @@
 #pragma once
 // Sandbox for the current process, entered once and never left: no new
-// privileges, not dumpable, Landlock (reads and execution everywhere, writes
+// privileges, not dumpable, no capabilities, Landlock (reads and execution everywhere, writes
 // only beneath the given folders and to the device files CUDA needs, no TCP,
 // no signals or abstract sockets out of the domain) and a seccomp filter that
 // denies the calls a candidate would use to reach its harness (ptrace,
@@ -39,6 +39,7 @@ std::vector<std::string> defaultDeviceFiles();
 struct SandboxReport {
     bool noNewPrivs = false;
     bool notDumpable = false;
+    bool capabilitiesDropped = false; // every capability set emptied (root keeps its uid, loses its privileges)
     int landlockAbi = 0;         // 0 = not available
     bool landlock = false;       // the ruleset is enforced
     bool landlockNet = false;    // TCP bind/connect denied (ABI >= 4)
