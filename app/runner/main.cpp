@@ -4,12 +4,12 @@
 // (device code only) run in this process: after a sticky CUDA error the runner
 // reports it and exits (status 4) so that the parent starts a fresh one.
 // Shared-object candidates (host code) run in a sandboxed child,
-// kwb-candidate-host (core/gpu/isolation); --no-isolation loads them here
-// instead, for measuring what the separation costs only.
+// kwb-candidate-host (core/gpu/isolation, docs/security-native.md);
+// KWB_ISOLATION=off in the environment loads them here instead, for
+// measuring what the separation costs only.
 //
 // The main thread is the executor thread: it owns every GPU handle.
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "gpu/pipeline/gpu_executor.h"
@@ -19,10 +19,8 @@
 int main(int argc, char** argv)
 {
     if (argc > 1 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
-        std::printf("usage: kwb-runner [--no-isolation]\n\nServes %s requests, one JSON object per line, on stdin; writes replies on "
-                    "stdout.\nStarted by kwb and the workbench; see docs/formats.md (Re-run protocol).\n"
-                    "--no-isolation runs shared-object candidates in this process (measurement only;\n"
-                    "see docs/security-native.md).\n",
+        std::printf("usage: kwb-runner\n\nServes %s requests, one JSON object per line, on stdin; writes replies on "
+                    "stdout.\nStarted by kwb and the workbench; see docs/formats.md (Re-run protocol).\n",
             std::string(kwb::kRerunProtocol).c_str());
         return 0;
     }
@@ -30,7 +28,6 @@ int main(int argc, char** argv)
         std::printf("kwb-runner %s\n", std::string(kwb::kRerunProtocol).c_str());
         return 0;
     }
-    if (argc > 1 && std::strcmp(argv[1], "--no-isolation") == 0) ::setenv("KWB_ISOLATION", "off", 1);
     // Device printf and stray host output from candidates must not corrupt the protocol.
     const int protocolFd = kwb::protectProtocolOutput();
     if (protocolFd < 0) {

@@ -21,6 +21,9 @@
 
 namespace fs = std::filesystem;
 
+// Declared by bridge_api.h from ABI 3 on; repeated so this test builds either way.
+extern "C" int kwb_bridge_sandbox_enter(const char* writable_dirs_colon_separated, char* why_not, int capacity);
+
 namespace {
 
 // Child exit codes: 0 = as expected; 10+ = which expectation failed.

@@ -136,18 +136,6 @@ int kwb_bridge_session_time(void* session, int reference, KwbBridgeLaunchFn laun
 int64_t kwb_bridge_session_result_json(void* session, char* buffer, int64_t capacity);
 int64_t kwb_bridge_session_result_size(void* session);
 
-// ---- The sandbox (core/sandbox, gpu/bridge/sandbox_api.cpp): enters it for the
-// calling process, for good. Reads and execution stay allowed everywhere,
-// writes only beneath the colon-separated folders (and the device files CUDA
-// needs); ptrace, process_vm_*, /proc/PID/mem writes, new namespaces and the
-// like are denied. Returns 0 = entered (Landlock and seccomp), 1 = entered in
-// part or not at all because this kernel lacks a part, < 0 = error (a folder
-// that does not exist: nothing entered). `why_not` (NUL-terminated, at most
-// `capacity` bytes) always starts with what was applied, as the result's
-// isolation.sandbox spells it ("landlock+seccomp", "seccomp", "none"), then
-// ": " and the reason for what was not.
-int kwb_bridge_sandbox_enter(const char* writable_dirs_colon_separated, char* why_not, int capacity);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,11 @@
 // kwb_bridge_sandbox_enter: the bridge's worker enters the same sandbox as the
 // shared-object candidate host (core/sandbox) before it imports a sample.
+// Declared in bridge_api.h (ABI 3). Returns 0 = entered (Landlock and
+// seccomp), 1 = entered in part or not at all because this kernel lacks a
+// part, < 0 = the caller's error (a folder that does not exist: nothing
+// entered). `why_not` always starts with what was applied, as the result's
+// isolation.sandbox spells it ("landlock+seccomp", "seccomp", "none"), then
+// ": " and the reason for what was not.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -38,6 +44,8 @@ std::vector<std::string> splitColons(const char* s)
 }
 
 } // namespace
+
+extern "C" int kwb_bridge_sandbox_enter(const char* writable_dirs_colon_separated, char* why_not, int capacity);
 
 extern "C" int kwb_bridge_sandbox_enter(const char* writable_dirs_colon_separated, char* why_not, int capacity)
 {

@@ -38,7 +38,7 @@
 namespace kwb::gpu {
 
 // Whether shared objects run in the candidate host: yes unless
-// KWB_ISOLATION=off (kwb-runner --no-isolation sets it, for measurement only).
+// KWB_ISOLATION=off (for measuring what the separation costs only).
 bool isolationEnabled();
 // The host program: $KWB_CANDIDATE_HOST, else kwb-candidate-host beside this
 // executable, in ../../app/runner from it (the test binaries), or in the build tree.

@@ -101,7 +101,7 @@ void finishIsolation(RunContext& ctx)
     }
     IsolationReport rep;
     rep.separate = false;
-    rep.whyNot = "isolation switched off (KWB_ISOLATION=off / kwb-runner --no-isolation): the candidate ran in the runner";
+    rep.whyNot = "isolation switched off (KWB_ISOLATION=off): the candidate ran in the runner";
     if (ctx.library) applyIsolationMembers(ctx.result, rep);
 }
 
