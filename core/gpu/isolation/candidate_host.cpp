@@ -119,6 +119,14 @@ namespace {
 
 std::atomic<int> g_hostSerial{0};
 
+// TimingConfig::resetPersistingL2 (issue 12, the checks' timer) where the core has it.
+template <typename C>
+bool resetPersistingOf(const C& c)
+{
+    if constexpr (requires { c.resetPersistingL2; }) return c.resetPersistingL2;
+    else return true;
+}
+
 // Live hosts, most recently started first. Each holds a CUDA context (hundreds
 // of MB of device memory), so only a few stay up; one stopped here starts
 // again on its next call.
@@ -474,7 +482,8 @@ Status CandidateHost::time(const std::vector<void*>& buffers, const std::vector<
     KWB_RETURN_IF_ERROR(attach(buffers, sizes));
     KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
     const nlohmann::json cfg{{"warmup", config.warmup}, {"trials", config.trials}, {"l2_flush", config.l2Flush},
-        {"flush_mode", config.flushMode == FlushMode::Write ? "write" : "read"}, {"cupti", cupti}};
+        {"flush_mode", config.flushMode == FlushMode::Write ? "write" : "read"}, {"cupti", cupti},
+        {"reset_persisting_l2", resetPersistingOf(config)}};
     // Preparing (CUPTI, the event bracket's calibration) stays outside the measured batch.
     auto prepared = call({{"cmd", "prepare_timing"}, {"config", cfg}}, "prepared", m_callTimeoutS);
     if (!prepared) return prepared.status();

@@ -60,6 +60,14 @@ void resetPersistingL2()
     cudaGetLastError();
 }
 
+// The child's timer resets persisting L2 before its trials too, where the core's timer can.
+template <typename C>
+void setResetPersisting(C& c, bool on)
+{
+    if constexpr (requires { c.resetPersistingL2; }) c.resetPersistingL2 = on;
+    else (void)on;
+}
+
 struct HostState {
     cudaStream_t stream = nullptr;
     KernelTimer timer;
@@ -203,6 +211,7 @@ int serveCandidateHost(int cmdFd, int replyFd)
             config.trials = c.value("trials", 100);
             config.l2Flush = c.value("l2_flush", true);
             config.flushMode = c.value("flush_mode", std::string("read")) == "write" ? FlushMode::Write : FlushMode::Read;
+            setResetPersisting(config, c.value("reset_persisting_l2", true));
             st.window.reset();
             st.window.emplace(st.timer, st.stream, config, c.value("cupti", true));
             (void)writeFrame(replyFd, {{"reply", "prepared"}});
