@@ -9,9 +9,9 @@
 #  1. tst_gpu_candidate_host (tampering fixtures isolated and in-process, honest
 #     shared objects both ways, ISOLATION_COST: ms per re-run cold and warm);
 #  2. every candidate of relu (with tests/data/candidates/tamper), softmax_rows and
-#     vector_add through kwb rerun, isolated (default) and in-process
-#     (KWB_ISOLATION=off, measurement only), each cold (fresh compile cache and
-#     runner) and warm (the same cache), with the runner's log;
+#     vector_add through kwb rerun: isolated with a cold compile cache, then in-process
+#     (KWB_ISOLATION=off, measurement only) and isolated again, compile-warm, with the
+#     runner's log (verdicts side by side, ms per re-run from each result's wall_ms);
 #  3. a sandbox probe on the machine (tst_sandbox when built) and the CUPTI check
 #     with perf_event_open allowed (KWB_SANDBOX_ALLOW_PERF=1) beside the default.
 # Writes OUT_DIR/summary.txt (verdicts and ms per re-run side by side) and
@@ -38,18 +38,22 @@ if [ -x "$BUILD/tests/core/tst_sandbox" ]; then
 fi
 
 echo "== fixtures $(date -u +%T)"
-for mode in isolated in_process; do
-    KWB_CACHE_DIR=$(mktemp -d)
-    export KWB_CACHE_DIR
+# One compile cache: the first pass compiles (its times include nvcc), the two after it
+# are compile-warm, so isolated vs in-process differ by the separation alone. Every kwb
+# invocation starts a fresh runner, so each candidate's host starts inside its re-run
+# (the CLI's cold case); tst_gpu_candidate_host above measures the warm host.
+KWB_CACHE_DIR=$(mktemp -d)
+export KWB_CACHE_DIR
+for run in isolated:compile in_process:warm isolated:warm; do
+    mode=${run%%:*}
+    pass=${run##*:}
     if [ $mode = in_process ]; then export KWB_ISOLATION=off; else unset KWB_ISOLATION; fi
-    for pass in cold warm; do
-        for p in $PROBLEMS; do
-            start=$(date +%s%N)
-            timeout 300 "$KWB" rerun "tests/data/problems/$p.json" --candidates tests/data/candidates \
-                --runner "$RUNNER" --timeout 30 --format json --verbose-runner \
-                > "$R/fx_${mode}_${pass}_$p.json" 2> "$R/fx_${mode}_${pass}_$p.log"
-            echo "$mode $pass $p exit $? wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))" | tee -a "$R/walls.txt"
-        done
+    for p in $PROBLEMS; do
+        start=$(date +%s%N)
+        timeout 300 "$KWB" rerun "tests/data/problems/$p.json" --candidates tests/data/candidates \
+            --runner "$RUNNER" --timeout 30 --format json --verbose-runner \
+            > "$R/fx_${mode}_${pass}_$p.json" 2> "$R/fx_${mode}_${pass}_$p.log"
+        echo "$mode $pass $p exit $? wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))" | tee -a "$R/walls.txt"
     done
 done
 unset KWB_ISOLATION
@@ -74,7 +78,7 @@ def load(path):
     items = j if isinstance(j, list) else j.get("outcomes", [j])
     return [i for i in items if isinstance(i, dict)]
 for name in sorted(os.listdir(r)):
-    m = re.match(r"fx_(isolated|in_process)_(cold|warm)_(\w+)\.json$", name)
+    m = re.match(r"fx_(isolated|in_process)_(compile|warm)_(\w+)\.json$", name)
     if not m:
         continue
     mode, pas, _ = m.groups()
@@ -92,6 +96,11 @@ for key in sorted(rows):
     v = {k: (x[0], x[1]) for k, x in rows[key].items()}
     if ("isolated", "warm") in v and ("in_process", "warm") in v and v[("isolated", "warm")] != v[("in_process", "warm")]:
         print("   ^ verdict differs isolated vs in-process")
+    w = rows[key]
+    if ("isolated", "warm") in w and ("in_process", "warm") in w:
+        a, b = w[("isolated", "warm")][3], w[("in_process", "warm")][3]
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            print("   separation: %+.1f ms per re-run (isolated %.1f, in-process %.1f)" % (a - b, a, b))
 print()
 for line in open(os.path.join(r, "tst_gpu_candidate_host.txt"), errors="replace"):
     if line.startswith("ISOLATION_COST") or "patched timer" in line:
