@@ -1,8 +1,12 @@
 // kwb-runner: reads re-run requests (JSON lines, protocol kwb.rerun/1) on
 // stdin and answers with progress lines and results on stdout; serves
-// "hello" with its capabilities (device present or not). Candidate code runs
-// in this process: after a sticky CUDA error the runner reports it and exits
-// (status 4) so that the parent starts a fresh one.
+// "hello" with its capabilities (device present or not). NVRTC candidates
+// (device code only) run in this process: after a sticky CUDA error the runner
+// reports it and exits (status 4) so that the parent starts a fresh one.
+// Shared-object candidates (host code) run in a sandboxed child,
+// kwb-candidate-host (core/gpu/isolation, docs/security-native.md);
+// KWB_ISOLATION=off in the environment loads them here instead, for
+// measuring what the separation costs only.
 //
 // The main thread is the executor thread: it owns every GPU handle.
 #include <cstdio>

@@ -14,6 +14,7 @@
 
 #include "gpu/compile/module_cache.h"
 #include "gpu/compile/source_hash.h"
+#include "gpu/isolation/candidate_host.h"
 
 extern char** environ;
 
@@ -91,7 +92,9 @@ Result<std::shared_ptr<const LoadedLibrary>> SharedObjectCache::get(const Shared
     h.add("nvcc-so").add(nvcc).add(arch).add(request.source);
     for (const auto& o : request.options) h.add(o);
     const std::string key = h.hex();
-    if (auto it = m_memory.find(key); it != m_memory.end()) {
+    // One entry per mode: an isolated library (a host) is not a loaded one.
+    const std::string memoryKey = key + (isolationEnabled() ? ":host" : ":dlopen");
+    if (auto it = m_memory.find(memoryKey); it != m_memory.end()) {
         if (cached) *cached = true;
         return it->second;
     }
@@ -131,6 +134,20 @@ Result<std::shared_ptr<const LoadedLibrary>> SharedObjectCache::get(const Shared
         if (ec) return Status(ErrorCode::IoError, "cannot rename " + tmpSo.string() + ": " + ec.message());
     }
     if (cached) *cached = onDisk;
+    if (isolationEnabled()) {
+        // The candidate's code (its constructors included) runs only in the host.
+        auto host = CandidateHost::start(so.string(), request.name);
+        if (!host) {
+            if (host.status().code() != ErrorCode::InvalidArgument) return host.status();
+            SourcePosition where;
+            where.file = request.name;
+            return Status(ErrorCode::InvalidArgument, host.status().message(), where);
+        }
+        lib->host = *host;
+        std::shared_ptr<const LoadedLibrary> result = lib;
+        m_memory[memoryKey] = result;
+        return result;
+    }
     lib->handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib->handle) {
         const char* err = dlerror();
@@ -144,7 +161,7 @@ Result<std::shared_ptr<const LoadedLibrary>> SharedObjectCache::get(const Shared
             std::string("the shared object does not export extern \"C\" ") + kLaunchSymbol, where);
     }
     std::shared_ptr<const LoadedLibrary> result = lib;
-    m_memory[key] = result;
+    m_memory[memoryKey] = result;
     return result;
 }
 

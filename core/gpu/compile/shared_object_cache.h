@@ -8,6 +8,10 @@
 // buffers: device pointers, inputs then outputs, in spec order; sizes: the
 // problem's named sizes in spec order; returns 0 on success. It must enqueue
 // all its work on `stream` (work elsewhere is flagged as side-stream work).
+//
+// With isolation on (the default, gpu/isolation/candidate_host.h) the
+// library is never loaded into this process: a candidate host child loads it
+// inside its sandbox, and `host` runs its calls.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -20,14 +24,17 @@
 
 namespace kwb::gpu {
 
+class CandidateHost;
+
 using KwbLaunchFn = int (*)(void** buffers, const std::int64_t* sizes, cudaStream_t stream);
 inline constexpr const char* kLaunchSymbol = "kwb_launch";
 
 struct LoadedLibrary {
     std::string key;
     std::string path;
-    void* handle = nullptr;
-    KwbLaunchFn launch = nullptr;
+    void* handle = nullptr;      // in-process only (isolation off)
+    KwbLaunchFn launch = nullptr; // in-process only
+    std::shared_ptr<CandidateHost> host; // isolated: the child that loaded it
     double compileMs = 0; // nvcc wall time; 0 when taken from the disk cache
 
     LoadedLibrary() = default;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/isolation/isolated_steps.h"
 #include "gpu/pipeline/run_context.h"
 #include "gpu/pipeline/run_steps.h"
 #include "gpu/references/reference_kernels.h"
@@ -80,6 +81,7 @@ Result<RerunResult> GpuExecutor::execute(const RerunRequest& request, const Task
     {
         RunContext run(gpu, request, ctx, r);
         KWB_RETURN_IF_ERROR(serveRun(run));
+        finishIsolation(run);
     }
     r.wallMs = msSince(t0);
     double timedMs = 0;

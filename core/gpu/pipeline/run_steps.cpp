@@ -16,6 +16,8 @@
 #include "gpu/device/device_info.h"
 #include "gpu/device/driver_api.h"
 #include "gpu/device/gpu_check.h"
+#include "gpu/isolation/candidate_host.h"
+#include "gpu/isolation/isolated_steps.h"
 #include "gpu/references/reference_kernels.h"
 #include "gpu/timing/timed_run.h"
 #include "problems/coverage_grid.h"
@@ -251,6 +253,7 @@ Status compileStep(RunContext& ctx)
             return recordFailure(ctx, lib.status(),
                 lib.status().code() == ErrorCode::InvalidArgument ? RerunStatus::CompileError : RerunStatus::InternalError);
         ctx.library = *lib;
+        beginIsolatedRun(ctx);
         r.compileCacheHit = cached;
         r.compileMs = cached ? 0.0 : ctx.library->compileMs;
     }
@@ -296,6 +299,7 @@ Status inputsStep(RunContext& ctx, std::uint64_t trial)
 Status launchCandidate(RunContext& ctx, cudaStream_t stream)
 {
     if (ctx.library) {
+        if (ctx.library->host) return ctx.library->host->launch(ctx.soBuffers, ctx.sizeArgs, stream);
         const int rc = ctx.library->launch(ctx.soBuffers.data(), ctx.sizeArgs.data(), stream);
         if (rc == 0) return Status::ok();
         cudaGetLastError(); // the candidate's failed call left it set; later checks must not see it
@@ -360,7 +364,7 @@ Status runCandidateChecked(RunContext& ctx)
 {
     Status s = launchCandidate(ctx, ctx.gpu.stream);
     // A launch error may also be the first sign of an earlier fault.
-    if (!s.isOk()) return recordFailure(ctx, s, RerunStatus::LaunchError);
+    if (!s.isOk()) return recordFailure(ctx, s, candidateFailureStatus(ctx, RerunStatus::LaunchError));
     return checkpoint(ctx, RerunStatus::Fault);
 }
 
@@ -557,9 +561,10 @@ Status timingStep(RunContext& ctx)
     TimingWindow window(ctx.gpu.timer, ctx.gpu.stream, timingConfigFor(o), o.cupti);
     const auto timedTrial = static_cast<std::uint64_t>(std::max(1, o.correctnessTrials));
     KWB_RETURN_IF_ERROR(inputsStep(ctx, timedTrial));
-    Status s = window.time([&ctx](cudaStream_t st) { return launchCandidate(ctx, st); }, ctx.task, "timing",
-        r.candidateTiming, r.candidateCupti);
-    if (!s.isOk()) return recordFailure(ctx, s, RerunStatus::LaunchError);
+    Status s = timedByHost(ctx) ? timeIsolatedCandidate(ctx)
+                                : window.time([&ctx](cudaStream_t st) { return launchCandidate(ctx, st); }, ctx.task,
+                                      "timing", r.candidateTiming, r.candidateCupti);
+    if (!s.isOk()) return recordFailure(ctx, s, candidateFailureStatus(ctx, RerunStatus::LaunchError));
     KWB_RETURN_IF_ERROR(checkpoint(ctx, RerunStatus::Fault));
     if (ctx.stopped) return Status::ok();
     if (o.timeReference) {
