@@ -12,6 +12,8 @@
 #include "project/project_loader.h"
 #include "ui_test_util.h"
 #include "views/claims_view.h"
+#include "views/substitution_panel.h"
+#include "views/workloads_view.h"
 #include "views/scale_sweep_view.h"
 #include "views/zero_acceptance_view.h"
 
@@ -130,6 +132,26 @@ private Q_SLOTS:
         QCOMPARE(spy.first().first().toInt(), static_cast<int>(view.points()[static_cast<std::size_t>(target)].record));
         QVERIFY(inkPixels(view.grab().toImage()) > 5000);
         shoot(view, "paper_claims_view");
+    }
+
+    // The workloads view's measured-vs-projected tab: DLRM's committed run, measured beside projected.
+    void substitutionPanel()
+    {
+        WorkloadsView view;
+        view.resize(1100, 800);
+        view.setProjectData(defaultLike());
+        QVERIFY(waitIdle(view));
+        auto* panel = view.findChild<SubstitutionPanel*>(QStringLiteral("substitutionPanel"));
+        QVERIFY(panel);
+        QVERIFY(panel->table()->rowCount() >= 2);
+        QCOMPARE(panel->table()->item(0, 1)->text(), QStringLiteral("infer"));
+        QCOMPARE(panel->table()->item(0, 5)->text(), QStringLiteral("42.4%"));
+        QCOMPARE(panel->table()->item(1, 5)->text(), QStringLiteral("55.0%"));
+        // No projection in that file: the project's projection of dlrm_train.json.gz stands beside it.
+        QVERIFY2(panel->table()->item(0, 8)->text().contains(QStringLiteral("dlrm_train")),
+            qPrintable(panel->table()->item(0, 8)->text()));
+        panel->show();
+        shoot(*panel, "paper_substitution_panel");
     }
 
     // Every figure of the preset at both widths in the three formats.
