@@ -75,6 +75,8 @@ def op_of(module):
         return "layernorm"
     if type(module).__name__ in GELU_CLASSES:
         return "gelu"
+    if torch is not None and isinstance(module, nn.GELU) and getattr(module, "approximate", "none") == "tanh":
+        return "gelu"
     return None
 
 
@@ -318,6 +320,11 @@ def main():
                                                                            time.time() - t0), file=sys.stderr)
     substituted, counts = swap_in(model, sample_factories(args.ops))
     print("swapped: %s" % counts, file=sys.stderr)
+    missing = [op for op in args.ops if not counts.get(op)]
+    if missing:
+        print("no module of %s found in this model (module classes: %s)" % (
+            missing, sorted({type(m).__name__ for m in model.modules()})), file=sys.stderr)
+        return 1
     torch.manual_seed(1)
     ids = torch.randint(0, 50257, (args.batch, args.seq), device=device)
 
