@@ -48,16 +48,22 @@ Result<ScaleSweepManifest> readScaleSweepManifest(const std::string& path)
         const std::string at = "workloads[" + std::to_string(i) + "].";
         if (!w.is_object()) return schema(path, at, "expected an object");
         ScaleSweepEntry e;
-        for (auto [key, out, required] : {std::tuple{"name", &e.name, true}, {"status", &e.status, true},
-                 {"file", &e.file, false}, {"domain", &e.domain, false}, {"model", &e.model, false},
-                 {"phase", &e.phase, false}, {"dtype", &e.dtype, false}, {"reason", &e.reason, false}}) {
-            auto it = w.find(key);
+        struct Field {
+            const char* key;
+            std::string* out;
+            bool required;
+        };
+        const Field fields[] = {{"name", &e.name, true}, {"status", &e.status, true}, {"file", &e.file, false},
+            {"domain", &e.domain, false}, {"model", &e.model, false}, {"phase", &e.phase, false},
+            {"dtype", &e.dtype, false}, {"reason", &e.reason, false}};
+        for (const Field& fd : fields) {
+            auto it = w.find(fd.key);
             if (it == w.end() || it->is_null()) {
-                if (required) return schema(path, at + key, "missing");
+                if (fd.required) return schema(path, at + fd.key, "missing");
                 continue;
             }
-            if (!it->is_string()) return schema(path, at + key, "expected a string, got " + jsonTypeName(*it));
-            *out = it->get<std::string>();
+            if (!it->is_string()) return schema(path, at + fd.key, "expected a string, got " + jsonTypeName(*it));
+            *fd.out = it->get<std::string>();
         }
         if (e.status == "ok") {
             auto p = w.find("params");

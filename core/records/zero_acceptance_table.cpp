@@ -28,20 +28,31 @@ Status memberError(const std::string& file, std::int64_t line, const std::string
 // Reads the per-tensor members shared by a row and each of its `outputs`.
 Status readStats(const json& o, ZeroOutputStats& s, const std::string& file, std::int64_t line, const std::string& at)
 {
-    auto number = [&](const char* key, double& out, bool required) -> Status {
+    auto num = [&](const char* key, double& out, bool required) -> Status {
         auto it = o.find(key);
-        if (it == o.end() || it->is_null()) {
+        if (it == o.end()) {
             if (required) return memberError(file, line, at + key, "missing");
             out = std::nan("");
             return Status::ok();
+        }
+        if (it->is_null()) { // a value that was not finite (this writer's form)
+            out = std::nan("");
+            return Status::ok();
+        }
+        if (it->is_string()) { // Python's json.dumps form of a non-finite value, quoted by quoteNonFinite
+            const std::string v = it->get<std::string>();
+            if (v == "Infinity" || v == "-Infinity" || v == "NaN") {
+                out = v == "NaN" ? std::nan("") : v[0] == '-' ? -HUGE_VAL : HUGE_VAL;
+                return Status::ok();
+            }
         }
         if (!it->is_number()) return memberError(file, line, at + key, "expected a number, got " + jsonTypeName(*it));
         out = it->get<double>();
         return Status::ok();
     };
-    KWB_RETURN_IF_ERROR(number("max_abs", s.maxAbs, true));
-    KWB_RETURN_IF_ERROR(number("rms", s.rms, true));
-    KWB_RETURN_IF_ERROR(number("mean", s.mean, false));
+    KWB_RETURN_IF_ERROR(num("max_abs", s.maxAbs, true));
+    KWB_RETURN_IF_ERROR(num("rms", s.rms, true));
+    KWB_RETURN_IF_ERROR(num("mean", s.mean, false));
     if (auto it = o.find("numel"); it != o.end()) {
         if (!it->is_number_integer()) return memberError(file, line, at + "numel", "expected an integer");
         s.numel = it->get<std::int64_t>();
@@ -71,6 +82,39 @@ Status readStats(const json& o, ZeroOutputStats& s, const std::string& file, std
     return Status::ok();
 }
 
+// Python's json module writes non-finite floats as bare Infinity, -Infinity and
+// NaN (the committed table has one: an RMS that overflowed float32); quote them
+// outside strings so that a strict parser reads the line.
+std::string quoteNonFinite(std::string_view line)
+{
+    std::string out;
+    out.reserve(line.size() + 8);
+    bool inString = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (inString) {
+            out += c;
+            if (c == '\\' && i + 1 < line.size()) out += line[++i];
+            else if (c == '"') inString = false;
+            continue;
+        }
+        if (c == '"') inString = true;
+        bool replaced = false;
+        for (std::string_view token : {std::string_view("-Infinity"), std::string_view("Infinity"), std::string_view("NaN")}) {
+            if (line.substr(i, token.size()) == token) {
+                out += '"';
+                out += token;
+                out += '"';
+                i += token.size() - 1;
+                replaced = true;
+                break;
+            }
+        }
+        if (!replaced) out += c;
+    }
+    return out;
+}
+
 std::optional<double> optNumber(const json& o, const char* key)
 {
     auto it = o.find(key);
@@ -78,9 +122,9 @@ std::optional<double> optNumber(const json& o, const char* key)
     return it->get<double>();
 }
 
-json number(double v)
+nlohmann::ordered_json number(double v)
 {
-    return std::isfinite(v) ? json(v) : json(nullptr);
+    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
 }
 
 void writeStats(nlohmann::ordered_json& j, const ZeroOutputStats& s)
@@ -95,7 +139,7 @@ void writeStats(nlohmann::ordered_json& j, const ZeroOutputStats& s)
     for (std::size_t t = 0; t < kZeroToleranceCount; ++t) {
         const std::string tk = zeroToleranceKey(kZeroTolerances[t]);
         j["zeros_pass_" + tk] = s.zerosPass[t];
-        j["mean_pass_" + tk] = s.meanPass[t] ? json(*s.meanPass[t]) : json(nullptr);
+        j["mean_pass_" + tk] = s.meanPass[t] ? nlohmann::ordered_json(*s.meanPass[t]) : nlohmann::ordered_json(nullptr);
     }
 }
 
@@ -126,7 +170,8 @@ Result<std::vector<ZeroAcceptanceRow>> parseZeroAcceptanceRows(std::string_view 
         pos = end + 1;
         ++lineNo;
         if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-        auto parsed = parseJsonDom(line, fileName);
+        const bool bare = line.find("Infinity") != std::string_view::npos || line.find("NaN") != std::string_view::npos;
+        auto parsed = parseJsonDom(bare ? std::string_view(quoteNonFinite(line)) : line, fileName);
         if (!parsed.isOk()) {
             Status s = parsed.status();
             s.where().line = lineNo;

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <tuple>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -281,7 +283,7 @@ Result<ZeroRunResult> runZeroProbes(const std::vector<ZeroJob>& jobs, const Zero
         if (!c.is_object() || c.value("type", "") != "capabilities")
             return Status(ErrorCode::SchemaError, "the PyTorch bridge answered hello with: " + line->substr(0, 300));
         if (!c.value("device_present", false))
-            return Status(ErrorCode::Unsupported, "no GPU for kwb zeros: " + c.value("reason", std::string("the bridge sees no device")));
+            return Status(ErrorCode::Unsupported, "no GPU here: " + c.value("reason", std::string("the bridge sees no device")));
         if (c.contains("device") && c["device"].is_object()) result.device = c["device"].value("name", std::string());
         result.runnerVersion = c.value("runner_version", std::string());
         return Status::ok();
@@ -308,7 +310,7 @@ Result<ZeroRunResult> runZeroProbes(const std::vector<ZeroJob>& jobs, const Zero
                 auto parsed = zeroRowFromReply(*line, job);
                 if (!parsed.isOk()) return parsed.status();
                 row = std::move(*parsed);
-                if (row.status == "no_device") return Status(ErrorCode::Unsupported, "no GPU for kwb zeros: " + row.reason);
+                if (row.status == "no_device") return Status(ErrorCode::Unsupported, "no GPU here: " + row.reason);
             }
         }
         row.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

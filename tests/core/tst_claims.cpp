@@ -3,6 +3,9 @@
 // script, re-measured by kwb verify) and the problem suite.
 #include <QtTest>
 
+#include <cmath>
+#include <cstdlib>
+
 #include "analysis/claims.h"
 #include "records/record_loader.h"
 #include "test_util.h"
@@ -21,6 +24,7 @@ const ClaimPoint& byId(const std::vector<ClaimPoint>& points, const std::string&
     for (const auto& p : points)
         if (p.id == id) return p;
     qFatal("no point %s", id.c_str());
+    std::abort();
 }
 
 } // namespace
@@ -37,19 +41,19 @@ private Q_SLOTS:
         // Table-batched embedding: claimed 9.71x by the script, 4.24x re-measured — still a win, not the claim.
         const auto& tbe = byId(points, "dlrm_bench/5_TableBatchedEmbedding/sample0");
         QVERIFY(tbe.isClaim);
-        QCOMPARE(tbe.verdict, ClaimVerdict::Shrank);
+        QVERIFY(tbe.verdict == ClaimVerdict::Shrank);
         QVERIFY(std::fabs(*tbe.claimed - 9.714) < 1e-3);
         QVERIFY(std::fabs(*tbe.reMeasured - 4.238) < 1e-3);
         QCOMPARE(QString::fromStdString(tbe.claimedGpu), QStringLiteral("NVIDIA H200"));
         QCOMPARE(QString::fromStdString(tbe.reMeasuredGpu), QStringLiteral("NVIDIA H200"));
         // Warnings make a claim suspect: fp16 table (excessive speedup, precision downgrade), atomic scatter.
-        QCOMPARE(byId(points, "dlrm_bench/12_EmbeddingBagSumHalfTable/sample0").verdict, ClaimVerdict::Suspect);
-        QCOMPARE(byId(points, "dlrm_bench/11_EmbeddingBagBackward/sample0").verdict, ClaimVerdict::Suspect);
-        QCOMPARE(byId(points, "dlrm_bench/1_EmbeddingBagSum/sample0").verdict, ClaimVerdict::Holds);
+        QVERIFY(byId(points, "dlrm_bench/12_EmbeddingBagSumHalfTable/sample0").verdict == ClaimVerdict::Suspect);
+        QVERIFY(byId(points, "dlrm_bench/11_EmbeddingBagBackward/sample0").verdict == ClaimVerdict::Suspect);
+        QVERIFY(byId(points, "dlrm_bench/1_EmbeddingBagSum/sample0").verdict == ClaimVerdict::Holds);
         // A claimed loss is not a claim: the MLPs lose to cuBLAS in both timings.
         const auto& mlp = byId(points, "dlrm_bench/8_TopMLP/sample0");
         QVERIFY(!mlp.isClaim);
-        QCOMPARE(mlp.verdict, ClaimVerdict::Lost);
+        QVERIFY(mlp.verdict == ClaimVerdict::Lost);
 
         const auto tallies = tallyClaims(points);
         QCOMPARE(tallies.size(), std::size_t(2)); // one model, then "all"
@@ -72,11 +76,11 @@ private Q_SLOTS:
     {
         const RecordSet set = load("evaluations/suite_h200.jsonl");
         const auto points = analyzeClaims(set.records);
-        QCOMPARE(byId(points, "kb1_40_layernorm.side_stream").verdict, ClaimVerdict::Failed);
-        QCOMPARE(byId(points, "kb1_19_relu.partial_write").verdict, ClaimVerdict::Failed);
-        QCOMPARE(byId(points, "kb1_89_cumsum.in_place_then_copy").verdict, ClaimVerdict::Failed);
-        QCOMPARE(byId(points, "kb1_23_softmax.online_vec4").verdict, ClaimVerdict::Suspect);
-        QCOMPARE(byId(points, "kb1_89_cumsum.warp_scan_vec4").verdict, ClaimVerdict::Holds);
+        QVERIFY(byId(points, "kb1_40_layernorm.side_stream").verdict == ClaimVerdict::Failed);
+        QVERIFY(byId(points, "kb1_19_relu.partial_write").verdict == ClaimVerdict::Failed);
+        QVERIFY(byId(points, "kb1_89_cumsum.in_place_then_copy").verdict == ClaimVerdict::Failed);
+        QVERIFY(byId(points, "kb1_23_softmax.online_vec4").verdict == ClaimVerdict::Suspect);
+        QVERIFY(byId(points, "kb1_89_cumsum.warp_scan_vec4").verdict == ClaimVerdict::Holds);
         int failed = 0;
         for (const auto& p : points) failed += p.verdict == ClaimVerdict::Failed;
         QCOMPARE(failed, 7);
@@ -91,8 +95,8 @@ private Q_SLOTS:
         for (auto& f : records[1].verification.extra)
             if (f.key == "rerun") f.json = R"({"status": "compile_error", "message": "nvcc failed"})";
         const auto points = analyzeClaims(records);
-        QCOMPARE(points[0].verdict, ClaimVerdict::NotReMeasured);
-        QCOMPARE(points[1].verdict, ClaimVerdict::Failed);
+        QVERIFY(points[0].verdict == ClaimVerdict::NotReMeasured);
+        QVERIFY(points[1].verdict == ClaimVerdict::Failed);
         QVERIFY(!points[1].reMeasured);
         const auto t = tallyClaims(points).back();
         QCOMPARE(t.claims, 2);
@@ -102,7 +106,7 @@ private Q_SLOTS:
         ClaimOptions strict;
         strict.holdRatio = 1.2;
         const auto p = analyzeClaims({set.records[0]}, strict);
-        QCOMPARE(p[0].verdict, ClaimVerdict::Shrank);
+        QVERIFY(p[0].verdict == ClaimVerdict::Shrank);
     }
 };
 

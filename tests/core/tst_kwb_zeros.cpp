@@ -100,5 +100,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_MAIN(TestKwbZeros)
+QTEST_GUILESS_MAIN(TestKwbZeros)
 #include "tst_kwb_zeros.moc"

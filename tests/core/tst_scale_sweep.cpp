@@ -4,6 +4,7 @@
 // docs/gpu-validation.md states.
 #include <QtTest>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 

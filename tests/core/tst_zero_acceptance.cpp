@@ -123,7 +123,7 @@ private Q_SLOTS:
         QVERIFY(std::fabs(c.rms - whole.rms) < 1e-12);
         for (std::size_t k = 0; k < kZeroToleranceCount; ++k) {
             QCOMPARE(c.zerosPass[k], whole.zerosPass[k]);
-            QCOMPARE(c.meanPass[k], whole.meanPass[k]);
+            QVERIFY(c.meanPass[k] == whole.meanPass[k]);
         }
         QVERIFY(whole.zerosPass[0]);
     }

@@ -217,9 +217,9 @@ ClaimsView::ClaimsView(QWidget* parent)
     fill();
 }
 
-void ClaimsView::setProjectData(ProjectDataPtr data)
+void ClaimsView::setProjectData(ProjectDataPtr next)
 {
-    m_data = std::move(data);
+    m_data = std::move(next);
     m_highlighted = -1;
     m_points = analyzeClaims(m_data->records->records);
     fill();

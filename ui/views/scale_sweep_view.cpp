@@ -1,5 +1,6 @@
 #include "views/scale_sweep_view.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -297,10 +298,10 @@ bool ScaleSweepView::isBusy() const
     return m_watcher->isRunning();
 }
 
-void ScaleSweepView::setProjectData(ProjectDataPtr data)
+void ScaleSweepView::setProjectData(ProjectDataPtr next)
 {
-    const QString manifest = paperDataPath(data->project, QStringLiteral("scale_sweep/manifest.json"));
-    const std::vector<WorkloadSummary> ours = data->workloads;
+    const QString manifest = paperDataPath(next->project, QStringLiteral("scale_sweep/manifest.json"));
+    const std::vector<WorkloadSummary> ours = next->workloads;
     m_watcher->waitForFinished();
     m_watcher->setFuture(QtConcurrent::run([manifest, ours] {
         return std::shared_ptr<const ScaleSweepData>(std::make_shared<ScaleSweepData>(loadScaleSweepData(manifest, ours)));

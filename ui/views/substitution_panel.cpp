@@ -37,13 +37,13 @@ SubstitutionPanel::SubstitutionPanel(QWidget* parent) : QWidget(parent), m_note(
     layout->addWidget(m_table, 1);
 }
 
-void SubstitutionPanel::setProjectData(const ProjectDataPtr& data)
+void SubstitutionPanel::setProjectData(const ProjectDataPtr& project)
 {
     m_table->setRowCount(0);
     QStringList problems;
     int found = 0;
     for (const char* rel : kResults) {
-        const QString path = paperDataPath(data->project, QLatin1String(rel));
+        const QString path = paperDataPath(project->project, QLatin1String(rel));
         if (path.isEmpty()) continue;
         auto r = readSubstitutionResult(path.toStdString());
         if (!r.isOk()) {
@@ -54,7 +54,7 @@ void SubstitutionPanel::setProjectData(const ProjectDataPtr& data)
         // Without a projection of its own, the project's projection of the same trace (kwb project's numbers).
         const WorkloadSummary* traced = nullptr;
         const QString traceName = QFileInfo(QString::fromStdString(r->trace)).fileName();
-        for (const auto& w : data->workloads)
+        for (const auto& w : project->workloads)
             if (!traceName.isEmpty() && QFileInfo(w.source).fileName() == traceName && w.projection.available) traced = &w;
         QString swapped;
         for (const auto& s : r->swapped) swapped += (swapped.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(s);

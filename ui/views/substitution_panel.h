@@ -20,7 +20,7 @@ class SubstitutionPanel : public QWidget {
     Q_OBJECT
 public:
     explicit SubstitutionPanel(QWidget* parent = nullptr);
-    void setProjectData(const ProjectDataPtr& data);
+    void setProjectData(const ProjectDataPtr& project);
     QTableWidget* table() const { return m_table; }
 
 private:

@@ -158,9 +158,9 @@ ZeroAcceptanceView::ZeroAcceptanceView(QWidget* parent)
     fill();
 }
 
-void ZeroAcceptanceView::setProjectData(ProjectDataPtr data)
+void ZeroAcceptanceView::setProjectData(ProjectDataPtr next)
 {
-    const QString path = paperDataPath(data->project, QStringLiteral("zero_acceptance/zero_acceptance_levels.jsonl"));
+    const QString path = paperDataPath(next->project, QStringLiteral("zero_acceptance/zero_acceptance_levels.jsonl"));
     if (path == m_loadedPath && !m_data->table.rows.empty()) return;
     m_loadedPath = path;
     // A few hundred rows: read on the GUI thread in milliseconds.
