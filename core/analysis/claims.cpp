@@ -20,6 +20,7 @@ std::string_view claimVerdictName(ClaimVerdict v)
     case ClaimVerdict::Suspect: return "suspect";
     case ClaimVerdict::Failed: return "failed";
     case ClaimVerdict::NotReMeasured: return "not_remeasured";
+    case ClaimVerdict::NotAClaim: return "not_a_claim";
     }
     return "?";
 }
@@ -33,6 +34,7 @@ std::string_view claimVerdictTitle(ClaimVerdict v)
     case ClaimVerdict::Suspect: return "Suspect";
     case ClaimVerdict::Failed: return "Failed";
     case ClaimVerdict::NotReMeasured: return "Not re-measured";
+    case ClaimVerdict::NotAClaim: return "Claimed no win";
     }
     return "?";
 }
@@ -96,6 +98,7 @@ std::vector<ClaimPoint> analyzeClaims(const std::vector<EvalRecord>& records, co
         if (!haveRerun) p.verdict = ClaimVerdict::NotReMeasured;
         else if (p.rerunStatus != "ok" || error || !r.isCorrect() || !p.reMeasured) p.verdict = ClaimVerdict::Failed;
         else if (warning) p.verdict = ClaimVerdict::Suspect;
+        else if (!p.isClaim) p.verdict = ClaimVerdict::NotAClaim;
         else if (*p.reMeasured <= options.minClaim) p.verdict = ClaimVerdict::Lost;
         else if (p.claimed && *p.reMeasured < options.holdRatio * *p.claimed) p.verdict = ClaimVerdict::Shrank;
         else p.verdict = ClaimVerdict::Holds;

@@ -21,8 +21,9 @@ enum class ClaimVerdict {
     Suspect,       // correct but flagged with a warning (excessive speedup, faster than roofline, ...)
     Failed,        // the re-run failed the record: incorrect, an error-severity flag, or no result
     NotReMeasured, // no re-run result in the record (never verified)
+    NotAClaim,     // correct and unflagged, but the record claimed no win (claimed speedup <= minClaim)
 };
-inline constexpr int kClaimVerdictCount = 6;
+inline constexpr int kClaimVerdictCount = 7;
 
 std::string_view claimVerdictName(ClaimVerdict v); // "holds", "shrank", ...
 std::string_view claimVerdictTitle(ClaimVerdict v); // "Holds", "Smaller", ...
@@ -57,7 +58,7 @@ struct ClaimTally {
     int records = 0;                       // points of this model
     int claims = 0;                        // claimed > minClaim
     int reMeasured = 0;                    // claims with a re-run
-    int byVerdict[kClaimVerdictCount] = {};// claims only
+    int byVerdict[kClaimVerdictCount] = {};// claims only (so NotAClaim stays 0)
     int survived() const { return byVerdict[0] + byVerdict[1]; } // holds + shrank
     std::optional<double> medianRatio;     // of re-measured claims
 };

@@ -81,7 +81,7 @@ private Q_SLOTS:
         view.setLevel(3);
         QCOMPARE(view.table()->rowCount(), 0);
         view.setLevel(1);
-        view.findChild<QComboBox*>(QStringLiteral("zeroOnly"))->setCurrentIndex(0);
+        view.findChild<QComboBox*>(QStringLiteral("zeroOnly"))->setCurrentIndex(2); // any trivial answer passes
         view.show();
         QVERIFY(inkPixels(view.grab().toImage()) > 5000);
         shoot(view, "paper_zero_acceptance_view");

@@ -26,6 +26,7 @@ QColor claimVerdictColor(ClaimVerdict v, const FigureStyle& style)
     case ClaimVerdict::Suspect: return QColor(0xCC, 0x79, 0xA7);
     case ClaimVerdict::Failed: return QColor(0xD5, 0x5E, 0x00);
     case ClaimVerdict::NotReMeasured: return style.grid.darker(130);
+    case ClaimVerdict::NotAClaim: return QColor(0x99, 0x99, 0x99);
     }
     return style.foreground;
 }
@@ -287,7 +288,7 @@ void ClaimsView::fill()
         QStringList cells{QString::fromStdString(t.model), QString::number(t.claims), QString::number(t.reMeasured),
             t.reMeasured ? QStringLiteral("%1 (%2%)").arg(t.survived()).arg(std::lround(100.0 * t.survived() / t.reMeasured))
                          : QStringLiteral("–")};
-        for (int v = 0; v < kClaimVerdictCount; ++v) cells << QString::number(t.byVerdict[v]);
+        for (int v = 0; v <= static_cast<int>(ClaimVerdict::NotReMeasured); ++v) cells << QString::number(t.byVerdict[v]);
         cells << (t.medianRatio ? QString::number(*t.medianRatio, 'f', 2) : QStringLiteral("–"));
         for (int c = 0; c < cells.size(); ++c) m_tallies->setItem(i, c, new QTableWidgetItem(cells[c]));
     }

@@ -261,6 +261,12 @@ void ZeroAcceptanceView::fill()
         side(pr.cur, 6, true);
     }
     m_table->resizeColumnsToContents();
+    // Some problem names run to 90 characters: keep both versions on screen, the full name in the tooltip.
+    for (int c : {1, 6}) {
+        m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 230));
+        for (int r = 0; r < m_table->rowCount(); ++r)
+            if (auto* item = m_table->item(r, c)) item->setToolTip(item->text());
+    }
 }
 
 } // namespace kwb::ui
