@@ -152,7 +152,7 @@ FigureSetResult renderPaperFigures(const ProjectData& data, const QString& outDi
     } else {
         writeBoth(Figure(QObject::tr("Claimed against re-measured speedup"),
                       [&](QPainter& p, const QRectF& r, const FigureStyle& s) { paintClaimsScatter(p, r, claims, s); }),
-            dir, QStringLiteral("claims_scatter"), 2.6, 4.0, result);
+            dir, QStringLiteral("claims_scatter"), 2.4, 4.0, result);
     }
     return result;
 }

@@ -46,8 +46,17 @@ ClaimsPlot layoutClaimsPlot(const QRectF& rect, const std::vector<ClaimPoint>& p
     l.lo = std::pow(10.0, std::floor(std::log10(lo)));
     l.hi = std::pow(10.0, std::ceil(std::log10(hi)));
     if (l.hi / l.lo < 100) l.hi = l.lo * 100;
-    const double side = std::min(rect.width() - 4.2 * em - 8.5 * em, rect.height() - 3.4 * em);
-    l.plot = QRectF(rect.left() + 3.6 * em, rect.top() + 0.6 * em, std::max(10.0, side), std::max(10.0, side));
+    // Room for the y tick labels and title at the left, the legend at the right.
+    const QFontMetricsF fm(style.font);
+    double legendW = fm.horizontalAdvance(QObject::tr("dashed: as claimed"));
+    for (int v = 0; v < kClaimVerdictCount; ++v)
+        legendW = std::max(legendW, fm.horizontalAdvance(QStringLiteral("%1 (%2)")
+                                                             .arg(QString::fromUtf8(claimVerdictTitle(static_cast<ClaimVerdict>(v)).data()))
+                                                             .arg(points.size())));
+    legendW += 2.2 * em;
+    l.left = fm.horizontalAdvance(QStringLiteral("1000×")) + 0.4 * em;
+    const double side = std::min(rect.width() - l.left - 1.6 * em - legendW, rect.height() - 3.4 * em);
+    l.plot = QRectF(rect.left() + l.left + 1.5 * em, rect.top() + 0.6 * em, std::max(10.0, side), std::max(10.0, side));
     const LogAxis x{l.lo, l.hi, l.plot.left(), l.plot.right()};
     const LogAxis y{l.lo, l.hi, l.plot.bottom(), l.plot.top()};
     for (const auto& p : points) {
@@ -86,7 +95,7 @@ void paintClaimsScatter(QPainter& p, const QRectF& rect, const std::vector<Claim
     auto tick = [](double d) { return d >= 1 ? QStringLiteral("%1×").arg(d, 0, 'g', 4) : QStringLiteral("%1×").arg(d, 0, 'g', 2); };
     for (double d : x.decades()) {
         p.drawText(QRectF(x.map(d) - 2 * em, l.plot.bottom() + 0.2 * em, 4 * em, em), Qt::AlignCenter, tick(d));
-        p.drawText(QRectF(rect.left(), y.map(d) - em / 2, 3.3 * em, em), Qt::AlignRight | Qt::AlignVCenter, tick(d));
+        p.drawText(QRectF(l.plot.left() - l.left - 0.2 * em, y.map(d) - em / 2, l.left, em), Qt::AlignRight | Qt::AlignVCenter, tick(d));
     }
     p.setFont(style.titleFont);
     p.drawText(QRectF(l.plot.left(), l.plot.bottom() + 1.2 * em, l.plot.width(), 1.2 * em), Qt::AlignCenter,

@@ -20,6 +20,7 @@ namespace kwb::ui {
 struct ClaimsPlot {
     QRectF plot;
     double lo = 0.1, hi = 100;
+    double left = 0; // width of the y tick labels
     std::vector<QPointF> positions; // per point; NaN when not drawn (no re-measured speedup)
 };
 ClaimsPlot layoutClaimsPlot(const QRectF& rect, const std::vector<ClaimPoint>& points, const FigureStyle& style);

@@ -110,7 +110,7 @@ void paintScaleSweep(QPainter& p, const QRectF& rect, const ScaleSweepData& d, c
         return;
     }
     const bool strip = !d.ours.empty();
-    const double legendH = 2.3 * em;
+    const double legendH = 3.8 * em; // up to three legend lines
     QRectF plot(rect.left() + 3.6 * em, rect.top() + 0.6 * em, rect.width() - 4.2 * em - (strip ? 3.2 * em : 0),
         rect.height() - 3.2 * em - legendH);
     double lo = 1e30, hi = 0;
@@ -129,14 +129,8 @@ void paintScaleSweep(QPainter& p, const QRectF& rect, const ScaleSweepData& d, c
     rangeColor.setAlpha(40);
     p.setBrush(rangeColor);
     p.drawRect(QRectF(QPointF(plot.left(), y(kPaperAddressableHigh)), QPointF(plot.right(), y(kPaperAddressableLow))));
-    p.setFont(style.font);
-    p.setPen(QColor(0x55, 0x55, 0x55));
-    p.drawText(QPointF(plot.left() + 0.3 * em, y(kPaperVendorShareHigh) - 0.2 * em),
-        QObject::tr("paper: GEMM + attention 80–86%"));
-    p.drawText(QPointF(plot.left() + 0.3 * em, y(kPaperAddressableHigh) + 1.0 * em),
-        QObject::tr("paper: addressable 8.9–58.2%"));
-
     // Grid and axes.
+    p.setFont(style.font);
     p.setPen(QPen(style.grid, style.lineWidth * 0.6));
     for (double f = 0; f <= 1.0001; f += 0.2) p.drawLine(QPointF(plot.left(), y(f)), QPointF(plot.right(), y(f)));
     for (double dcd : x.decades()) p.drawLine(QPointF(x.map(dcd), plot.top()), QPointF(x.map(dcd), plot.bottom()));
@@ -218,21 +212,39 @@ void paintScaleSweep(QPainter& p, const QRectF& rect, const ScaleSweepData& d, c
         p.restore();
     }
 
-    // Legend.
+    // Legend, wrapped to the figure's width: the series, then the paper's references.
+    p.setFont(style.font);
     double lx = plot.left();
-    const double ly = rect.bottom() - legendH + 0.9 * em;
+    double ly = plot.bottom() + 2.6 * em + 0.9 * em;
+    auto room = [&](double w) {
+        if (lx + w > rect.right() && lx > plot.left()) {
+            lx = plot.left();
+            ly += 1.2 * em;
+        }
+    };
     auto entry = [&](const QString& text, bool training, bool filled, const QColor& c) {
+        room(2.6 * r + fm.horizontalAdvance(text));
         marker(p, QPointF(lx + r, ly - em * 0.3), r, training, filled, c, style.lineWidth * 0.8);
         p.setPen(style.foreground);
         p.drawText(QPointF(lx + 2.6 * r, ly), text);
         lx += 2.6 * r + fm.horizontalAdvance(text) + em;
     };
+    auto swatch = [&](const QString& text, const QColor& c) {
+        room(1.6 * em + fm.horizontalAdvance(text));
+        p.setPen(Qt::NoPen);
+        p.setBrush(c);
+        p.drawRect(QRectF(lx, ly - 0.75 * em, 1.2 * em, 0.8 * em));
+        p.setPen(style.foreground);
+        p.drawText(QPointF(lx + 1.6 * em, ly), text);
+        lx += 1.6 * em + fm.horizontalAdvance(text) + em;
+    };
     entry(QObject::tr("addressable, inference"), false, true, inferColor);
     entry(QObject::tr("training"), true, true, trainColor);
-    entry(QObject::tr("GEMM + attention (hollow)"), false, false, inferColor);
-    p.setPen(QColor(0x66, 0x66, 0x66));
-    p.drawText(QPointF(plot.left(), ly + em * 1.1),
-        QObject::tr("%1 captures, bf16 eager, %2").arg(d.points.size()).arg(d.device.isEmpty() ? QStringLiteral("?") : d.device));
+    entry(QObject::tr("hollow: GEMM + attention"), false, false, inferColor);
+    swatch(QObject::tr("paper: GEMM + attention 80–86%"), QColor(0xD6, 0xD6, 0xD6));
+    QColor band = style.color(2);
+    band.setAlpha(40);
+    swatch(QObject::tr("paper: addressable 8.9–58.2%"), band);
     p.restore();
 }
 

@@ -51,41 +51,57 @@ void paintZeroAcceptanceTable(QPainter& p, const QRectF& rect, const ZeroAccepta
     p.fillRect(rect, style.background);
     p.setFont(style.font);
     p.setPen(style.foreground);
-    const QFontMetricsF fm(style.font);
-    const double row = fm.height() * 1.35;
     if (d.table.rows.empty()) {
         p.drawText(rect, Qt::AlignCenter | Qt::TextWordWrap, d.error.isEmpty() ? QObject::tr("No table") : d.error);
         p.restore();
         return;
     }
     const auto groups = summarizeZeroAcceptance(d.table.rows);
+    // Two-line headers keep the table to a single column's width.
     const QStringList header{QObject::tr("version"), QObject::tr("level"), QObject::tr("problems"),
-        QObject::tr("zeros 1e-2"), QObject::tr("zeros 1e-4"), QObject::tr("mean 1e-2"), QObject::tr("mean 1e-4")};
-    // Column widths from the widest cell, spread over the figure's width.
-    std::vector<double> w(header.size(), 0);
-    for (int c = 0; c < header.size(); ++c) w[static_cast<std::size_t>(c)] = fm.horizontalAdvance(header[c]);
-    w[0] = std::max(w[0], fm.horizontalAdvance(QStringLiteral("paper (claim)")));
-    double total = 0;
-    for (double v : w) total += v;
-    const double gap = std::max(fm.height() * 0.6, (rect.width() - total) / (header.size() + 1));
+        QObject::tr("zeros\n1e-2"), QObject::tr("zeros\n1e-4"), QObject::tr("mean\n1e-2"), QObject::tr("mean\n1e-4")};
+    QFont body = style.font;
+    QFont bold = style.font;
+    bold.setBold(true);
+    auto widths = [&](std::vector<double>& w) {
+        const QFontMetricsF fb(bold), fr(body);
+        w.assign(static_cast<std::size_t>(header.size()), 0);
+        for (int c = 0; c < header.size(); ++c)
+            for (const QString& part : header[c].split(QLatin1Char('\n')))
+                w[static_cast<std::size_t>(c)] = std::max(w[static_cast<std::size_t>(c)], fb.horizontalAdvance(part));
+        w[0] = std::max(w[0], fr.horizontalAdvance(QStringLiteral("paper (claim)")));
+        double total = 0;
+        for (double v : w) total += v;
+        return total;
+    };
+    std::vector<double> w;
+    double total = widths(w);
+    const double minGap = QFontMetricsF(body).height() * 0.5;
+    if (total + minGap * header.size() > rect.width()) { // shrink the text to fit
+        const double k = rect.width() / (total + minGap * header.size());
+        body.setPixelSize(std::max(1, static_cast<int>(body.pixelSize() * k)));
+        bold.setPixelSize(body.pixelSize());
+        total = widths(w);
+    }
+    const QFontMetricsF fm(body);
+    const double row = fm.height() * 1.3;
+    const double gap = std::max(fm.height() * 0.5, (rect.width() - total) / (header.size() + 1));
     std::vector<double> xs;
     double x = rect.left() + gap / 2;
     for (double v : w) {
         xs.push_back(x);
         x += v + gap;
     }
-    double y = rect.top() + row * 0.2;
-    auto line = [&](const QStringList& cells, bool bold, const QColor& c) {
-        QFont f = style.font;
-        f.setBold(bold);
+    double y = rect.top() + row * 0.1;
+    auto line = [&](const QStringList& cells, const QFont& f, const QColor& c, double h) {
         p.setFont(f);
         p.setPen(c);
         for (int i = 0; i < cells.size(); ++i)
-            p.drawText(QRectF(xs[static_cast<std::size_t>(i)], y, w[static_cast<std::size_t>(i)] + gap / 2, row),
+            p.drawText(QRectF(xs[static_cast<std::size_t>(i)], y, w[static_cast<std::size_t>(i)] + gap / 2, h),
                 (i == 0 ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignVCenter, cells[i]);
-        y += row;
+        y += h;
     };
-    line(header, true, style.foreground);
+    line(header, bold, style.foreground, row * 1.7);
     p.setPen(QPen(style.foreground, style.lineWidth * 0.6));
     p.drawLine(QPointF(rect.left() + gap / 4, y), QPointF(rect.right() - gap / 4, y));
     int lastLevel = -1;
@@ -98,18 +114,20 @@ void paintZeroAcceptanceTable(QPainter& p, const QRectF& rect, const ZeroAccepta
         line({QString::fromStdString(g.version), QString::number(g.level), QString::number(g.ran),
                  QString::number(g.zerosPass[0]), QString::number(g.zerosPass[1]), QString::number(g.meanPass[0]),
                  QString::number(g.meanPass[1])},
-            false, style.foreground);
+            body, style.foreground, row);
     }
     p.setPen(QPen(style.foreground, style.lineWidth * 0.6));
     p.drawLine(QPointF(rect.left() + gap / 4, y), QPointF(rect.right() - gap / 4, y));
     line({QObject::tr("paper (claim)"), QStringLiteral("1"), QStringLiteral("60"), QStringLiteral("4"), QStringLiteral("–"),
              QStringLiteral("–"), QStringLiteral("–")},
-        false, style.color(1).darker(120));
+        body, style.color(1).darker(120), row);
     if (d.table.haveMeta) {
-        p.setFont(style.font);
+        p.setFont(body);
         p.setPen(QColor(0x66, 0x66, 0x66));
-        p.drawText(QRectF(rect.left() + gap / 2, y + row * 0.2, rect.width() - gap, row), Qt::AlignLeft | Qt::AlignVCenter,
-            QObject::tr("Reference outputs on %1, PyTorch %2, seed %3; allclose(ref, answer, atol = rtol = tol)")
+        p.drawText(QRectF(rect.left() + gap / 2, y + row * 0.2, rect.width() - gap, rect.bottom() - y - row * 0.2),
+            Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+            QObject::tr("Would all zeros, or a constant equal to the output's mean, pass allclose(ref, answer, atol = rtol "
+                        "= tol)? References on %1, PyTorch %2, seed %3.")
                 .arg(QString::fromStdString(d.table.meta.device), QString::fromStdString(d.table.meta.torch))
                 .arg(d.table.meta.seed));
     }
