@@ -150,6 +150,7 @@ private Q_SLOTS:
         // No projection in that file: the project's projection of dlrm_train.json.gz stands beside it.
         QVERIFY2(panel->table()->item(0, 8)->text().contains(QStringLiteral("dlrm_train")),
             qPrintable(panel->table()->item(0, 8)->text()));
+        panel->resize(1200, 260);
         panel->show();
         shoot(*panel, "paper_substitution_panel");
     }
