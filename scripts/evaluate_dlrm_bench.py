@@ -114,13 +114,18 @@ def projection(f, w, s):
             "amdahl_saving": 1.0 - 1.0 / amdahl}
 
 
+# Suite name and id/model prefix of the records (--suite): DLRM-Bench, or another
+# KernelBench-format folder such as datasets/kernelbench_transformer.
+SUITE = {"name": "DLRM-Bench", "prefix": "dlrm-bench"}
+
+
 def make_record(problem_path, sample_path, run, result, tol):
     stem = os.path.basename(problem_path)[:-3]
     n = problem_number(problem_path)
     variant = sample_variant(sample_path)
-    rec = {"schema": "kwb.record/1", "id": "dlrm_bench/%s/%s" % (stem, variant),
-           "problem": {"suite": "DLRM-Bench", "level": 1, "id": n, "name": stem},
-           "model": "dlrm-bench/%s" % variant, "run": run, "sample": 0,
+    rec = {"schema": "kwb.record/1", "id": "%s/%s/%s" % (SUITE["prefix"].replace("-", "_"), stem, variant),
+           "problem": {"suite": SUITE["name"], "level": 1, "id": n, "name": stem},
+           "model": "%s/%s" % (SUITE["prefix"], variant), "run": run, "sample": 0,
            # Inline code and problem_file make the record a KernelBench sample that `kwb rerun --record`
            # and `kwb verify` re-run through the bridge (problem_file is relative to the repository root).
            "source": {"path": os.path.relpath(sample_path, REPO), "language": "python", "code": read_text(sample_path)},
@@ -394,6 +399,7 @@ def main():
     ap.add_argument("--bench", default=DEFAULT_BENCH, help="folder with problems/ and samples/ (default: %(default)s)")
     ap.add_argument("--out", default="out/dlrm_bench/records.jsonl", help="kwb.record/1 JSONL to write")
     ap.add_argument("--run", default="dlrm-bench-h200", help="run name in the records")
+    ap.add_argument("--suite", help="suite name of the records (default DLRM-Bench; ids and models use it lower-cased)")
     ap.add_argument("--only", nargs="*", help="problem file names containing any of these")
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "kwb", "dlrm_bench_ext"),
@@ -416,6 +422,9 @@ def main():
     ap.add_argument("--kwb", help="kwb binary for the projection (default: build*/app/kwb/kwb)")
     ap.add_argument("--f-measured", type=float, help="addressable fraction to use when kwb is unavailable")
     args = ap.parse_args()
+    if args.suite:
+        SUITE["name"] = args.suite
+        SUITE["prefix"] = args.suite.lower()
 
     work = discover(args.bench, args.only)
     if not work:

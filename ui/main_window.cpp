@@ -42,6 +42,9 @@
 #include "views/rerun_panel.h"
 #include "views/rerun_service.h"
 #include "views/suspicious_view.h"
+#include "views/claims_view.h"
+#include "views/scale_sweep_view.h"
+#include "views/zero_acceptance_view.h"
 #include "views/workloads_view.h"
 
 namespace kwb::ui {
@@ -74,6 +77,13 @@ MainWindow::MainWindow(QWidget* parent)
     m_suspicious = new SuspiciousView(m_rerun);
     m_records->attachRerun(m_rerun);
     m_views = {m_records, m_distributions, m_workloads, m_coverage, m_suspicious};
+    // The paper's views (issues 13 and 16): claimed vs verified, zero acceptance, the scale sweep.
+    auto* claims = new ClaimsView;
+    m_views << claims << new ZeroAcceptanceView << new ScaleSweepView;
+    connect(claims, &ClaimsView::recordActivated, this, [this](int rec) {
+        showView(QStringLiteral("records"));
+        m_records->selectRecord(rec);
+    });
     for (FigureView* v : m_views) m_tabs->addTab(v, v->windowTitle());
     setCentralWidget(m_tabs);
     setAcceptDrops(true);

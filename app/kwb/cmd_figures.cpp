@@ -12,6 +12,7 @@
 #include <QFileInfo>
 
 #include "export/figure_set.h"
+#include "export/paper_preset.h"
 #include "main_window.h"
 #include "project/input_classifier.h"
 #include "project/project_loader.h"
@@ -29,7 +30,9 @@ int runFigures(const Args& args)
         "project it uses the default project from datasets/.");
     p.positional("PROJECT | FILE...", "a project file (*.kwbproject.json), or record files, traces and folders");
     p.option("out", "DIR", "folder for the figures (created if missing)");
-    p.option("preset", "NAME", "figure preset: single-column, double-column, single-column-tall, slide", "single-column");
+    p.option("preset", "NAME", "figure preset: single-column, double-column, single-column-tall, slide; or paper: the "
+                             "paper's figure set (speedup per model, pies, scale sweep, zero acceptance, partial-write "
+                             "heatmap, claimed vs re-measured) at 3.5 and 7 in", "single-column");
     p.option("group-by", "FIELD", "group the distributions by this record field (default: the project's, else model)");
     p.option("record", "ID", "record whose coverage grid the heatmap shows (default: the most suspicious one with a "
                              "grid that has written and unwritten tiles)");
@@ -54,6 +57,7 @@ int runFigures(const Args& args)
         for (const auto& preset : figurePresets())
             std::printf("%-20s %5.2f x %4.2f in  %4.1f pt  %4d dpi  %s\n", preset.name.toUtf8().constData(),
                 preset.widthIn, preset.heightIn, preset.fontPt, preset.dpi, preset.description.toUtf8().constData());
+        std::printf("%-20s the paper's figure set, each at 3.5 in and 7 in wide (single- and double-column fonts)\n", "paper");
         return kExitOk;
     }
     const auto out = p.value("out");
@@ -61,7 +65,8 @@ int runFigures(const Args& args)
         std::fprintf(stderr, "kwb figures: --out DIR is required\n\n%s", p.help().c_str());
         return kExitUsage;
     }
-    const auto preset = findFigurePreset(QString::fromStdString(*p.value("preset")));
+    const bool paper = *p.value("preset") == "paper";
+    const auto preset = paper ? findFigurePreset(QStringLiteral("single-column")) : findFigurePreset(QString::fromStdString(*p.value("preset")));
     if (!preset) {
         std::fprintf(stderr, "kwb figures: unknown preset '%s' (one of: %s)\n", p.value("preset")->c_str(),
             figurePresetNames().join(QLatin1String(", ")).toUtf8().constData());
@@ -100,7 +105,8 @@ int runFigures(const Args& args)
     const ProjectDataPtr data = loadProjectData(project);
     for (const auto& m : data->messages) std::fprintf(stderr, "kwb figures: note: %s\n", m.toUtf8().constData());
     const QString record = p.value("record") ? QString::fromStdString(*p.value("record")) : QString();
-    const FigureSetResult result = renderStandardFigures(*data, *preset, QString::fromStdString(*out), record);
+    const FigureSetResult result = paper ? renderPaperFigures(*data, QString::fromStdString(*out))
+                                         : renderStandardFigures(*data, *preset, QString::fromStdString(*out), record);
     for (const auto& s : result.skipped) std::fprintf(stderr, "kwb figures: skipped %s\n", s.toUtf8().constData());
     for (const auto& e : result.errors) std::fprintf(stderr, "kwb figures: error: %s\n", e.toUtf8().constData());
     for (const auto& w : result.written) std::printf("%s\n", w.toUtf8().constData());

@@ -1,6 +1,8 @@
 // kwb summary: load record files and print per-group statistics.
+#include <algorithm>
 #include <cstdio>
 
+#include "analysis/claims.h"
 #include "analysis/summary_report.h"
 #include "arg_parser.h"
 #include "commands.h"
@@ -59,6 +61,9 @@ int runSummary(const Args& args)
     p.option("k", "LIST", "k values for pass@k", "1,5,10");
     p.option("bootstrap", "N", "bootstrap resamples for the 95% intervals", "2000");
     p.flag("curve", "with --format json: add each group's continuous fast_p curve (its breakpoints)");
+    p.option("claims", "auto|yes|no", "per-model table of claimed speedups against their re-runs (kwb verify): "
+                                      "auto prints it when some record was re-run", "auto");
+    p.option("hold-ratio", "R", "a claim holds when re-measured / claimed >= R", "0.8");
     p.epilog("Exit status is 1 when a file could not be read; bad records are reported on\n"
              "stderr (file, position, reason) and counted, and the rest still load.");
     if (!p.parse(args)) return finishParse(p);
@@ -113,6 +118,18 @@ int runSummary(const Args& args)
         return kExitUsage;
     }
 
+    const std::string claims = *p.value("claims");
+    if (claims != "auto" && claims != "yes" && claims != "no") {
+        std::fprintf(stderr, "kwb summary: --claims takes auto, yes or no, got '%s'\n", claims.c_str());
+        return kExitUsage;
+    }
+    ClaimOptions claimOptions;
+    if (!parseDoubles(*p.value("hold-ratio"), ks) || ks.size() != 1 || !(ks[0] > 0.0)) {
+        std::fprintf(stderr, "kwb summary: --hold-ratio needs one positive number\n");
+        return kExitUsage;
+    }
+    claimOptions.holdRatio = ks[0];
+
     const RecordSet set = loadRecordFiles(p.positionals(), load);
     printIssues(set);
     const auto groups = summarize(set.records, options);
@@ -125,6 +142,14 @@ int runSummary(const Args& args)
         if (set.badRecordCount()) std::fprintf(stdout, "; %zu bad records skipped", set.badRecordCount());
         if (set.failedFileCount()) std::fprintf(stdout, "; %zu files failed", set.failedFileCount());
         std::fputs("\n", stdout);
+        // Claimed against verified (core/analysis/claims): what the re-runs found.
+        const auto points = analyzeClaims(set.records, claimOptions);
+        const bool anyRerun = std::any_of(points.begin(), points.end(),
+            [](const ClaimPoint& c) { return c.verdict != ClaimVerdict::NotReMeasured; });
+        if (claims == "yes" || (claims == "auto" && anyRerun)) {
+            std::fputs("\nClaimed speedups against their re-runs\n\n", stdout);
+            std::fputs(claimTallyText(tallyClaims(points), claimOptions).c_str(), stdout);
+        }
     }
     return set.failedFileCount() ? kExitErrors : kExitOk;
 }

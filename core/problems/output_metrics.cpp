@@ -138,6 +138,13 @@ bool zerosPassAllclose(std::span<const float> ref, ToleranceValues tol)
     return true;
 }
 
+bool constantPassesAllclose(std::span<const float> ref, float value, ToleranceValues tol)
+{
+    for (float r : ref)
+        if (!isClose(value, r, tol)) return false;
+    return true;
+}
+
 float halfToFloat(std::uint16_t bits)
 {
     const std::uint32_t sign = std::uint32_t(bits & 0x8000u) << 16;

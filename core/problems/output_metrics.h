@@ -17,6 +17,9 @@ OutputMetrics compareOutputs(std::span<const float> out, std::span<const float> 
 
 // Would an all-zeros output pass allclose against this reference?
 bool zerosPassAllclose(std::span<const float> ref, ToleranceValues tol);
+// Would an output filled with `value` pass? The second trivial answer of zero
+// acceptance (value = the reference's mean). Same convention as isClose.
+bool constantPassesAllclose(std::span<const float> ref, float value, ToleranceValues tol);
 
 // The same test for one pair, as torch.isclose(equal_nan=False) on float32.
 bool isClose(float out, float ref, ToleranceValues tol);

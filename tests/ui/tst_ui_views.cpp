@@ -719,7 +719,8 @@ private Q_SLOTS:
         QCOMPARE(window.projectData()->records->records.size(), std::size_t(416));
         QCOMPARE(window.viewNames(),
             (QStringList{QStringLiteral("records"), QStringLiteral("distributions"), QStringLiteral("workloads"),
-                QStringLiteral("coverage"), QStringLiteral("suspicious")}));
+                QStringLiteral("coverage"), QStringLiteral("suspicious"), QStringLiteral("claims"),
+                QStringLiteral("zero_acceptance"), QStringLiteral("scale_sweep")}));
         // A chart pick lands in the records view.
         QVERIFY(window.showView(QStringLiteral("distributions")));
         QString what;

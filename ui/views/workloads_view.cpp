@@ -1,4 +1,5 @@
 #include "views/workloads_view.h"
+#include "views/substitution_panel.h"
 
 #include <QChart>
 #include <QChartView>
@@ -87,6 +88,9 @@ WorkloadsView::WorkloadsView(QWidget* parent)
     kl->addWidget(m_topTable, 1);
     m_tabs->addTab(m_grid, tr("All workloads"));
     m_tabs->addTab(kernels, tr("Top kernels"));
+    auto* substitution = new SubstitutionPanel; // measured vs projected (paper engineer)
+    substitution->setObjectName(QStringLiteral("substitutionPanel"));
+    m_tabs->addTab(substitution, tr("Measured vs projected"));
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(top);
     split->addWidget(m_tabs);
@@ -106,6 +110,7 @@ QString WorkloadsView::figureTitle() const
 
 void WorkloadsView::setProjectData(ProjectDataPtr next)
 {
+    if (auto* sub = findChild<SubstitutionPanel*>(QStringLiteral("substitutionPanel"))) sub->setProjectData(next);
     // A reload keeps the workload the user chose, when it is still there.
     const QString chosen = currentWorkloadName();
     m_data = next ? std::move(next) : std::make_shared<ProjectData>();

@@ -281,6 +281,12 @@ def serve(bridge):
             bridge.send(bridge.capabilities(rid))
         elif kind == "shutdown":
             break
+        elif kind == "zero_probe":  # kwb zeros (kwb_zero_probe.py)
+            import kwb_zero_probe
+            result = kwb_zero_probe.probe(bridge, msg, load_module)
+            bridge.send(result)
+            if torch is not None and bridge.usable and context_broken():
+                return EXIT_FATAL
         elif kind == "rerun":
             result = bridge.rerun(msg)
             bridge.send(result)
@@ -288,7 +294,7 @@ def serve(bridge):
                 return EXIT_FATAL
         else:
             bridge.send({"protocol": PROTOCOL, "type": "error", "id": rid,
-                         "message": "the bridge only serves hello, rerun and shutdown"})
+                         "message": "the bridge only serves hello, rerun, zero_probe and shutdown"})
     return 0 if bridge.usable else EXIT_UNUSABLE
 
 

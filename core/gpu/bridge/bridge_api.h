@@ -139,3 +139,20 @@ int64_t kwb_bridge_session_result_size(void* session);
 #ifdef __cplusplus
 }
 #endif
+
+// ---- Zero acceptance (kwb zeros; gpu/bridge/zero_probe, engineer "paper").
+#ifdef __cplusplus
+extern "C" {
+#endif
+// Zero acceptance of one reference output: `data` a float32 device array of
+// `count` elements (the bridge converts other dtypes first) of shape
+// shape[0..ndim), `dtype` the tensor's own dtype name. Core's check decides
+// whether all zeros and the constant mean pass allclose at 1e-2 and 1e-4.
+// Writes the output's statistics as JSON (NUL-terminated) into `buffer` and
+// returns its length; on failure returns -1 with the reason in `buffer`, and
+// -2 when `capacity` is too small (4096 bytes always suffice).
+int64_t kwb_zero_probe_output(const float* data, int64_t count, const int64_t* shape, int ndim, const char* dtype,
+    void* stream, char* buffer, int64_t capacity);
+#ifdef __cplusplus
+}
+#endif
