@@ -38,6 +38,7 @@
 #include "resources_init.h"
 #include "views/coverage_view.h"
 #include "views/distributions_view.h"
+#include "views/exploit_matrix_view.h"
 #include "views/records_view.h"
 #include "views/rerun_panel.h"
 #include "views/rerun_service.h"
@@ -73,7 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
     initKwbResources();
     m_suspicious = new SuspiciousView(m_rerun);
     m_records->attachRerun(m_rerun);
-    m_views = {m_records, m_distributions, m_workloads, m_coverage, m_suspicious};
+    m_views = {m_records, m_distributions, m_workloads, m_coverage, m_suspicious, new ExploitMatrixView};
     for (FigureView* v : m_views) m_tabs->addTab(v, v->windowTitle());
     setCentralWidget(m_tabs);
     setAcceptDrops(true);

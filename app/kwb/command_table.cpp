@@ -11,6 +11,7 @@ const std::vector<Command>& commands()
         {"rerun", "Re-run candidate kernels of a problem on the local GPU: correctness, coverage, timing, flags", runRerun},
         {"verify", "Re-run evaluation records in batch and write them with verification fields (resumable)", runVerify},
         {"slurm", "Run a verify batch as a Slurm job array: submit, status, resubmit, merge", runSlurm},
+        {"matrix", "The exploit x check matrix of fixture re-runs: which check caught which exploit", runMatrix},
         {"figures", "Render the standard paper figures of a project (PDF, SVG, PNG) without a display", runFigures},
     };
     return table;

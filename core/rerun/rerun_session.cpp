@@ -33,12 +33,15 @@ ExpectationCheck checkExpectations(const CandidateSpec& candidate, const RerunRe
     ExpectationCheck c;
     if (!candidate.honest && candidate.expectedFlags.empty()) return c;
     c.checked = true;
+    c.honest = candidate.honest;
+    c.expectedFlags = candidate.expectedFlags;
     std::vector<std::string> raised;
     for (const auto& f : result.flags) raised.push_back(f.code);
     if (candidate.honest) {
+        // Notes (zero acceptance, a determinism note, library_dominated) are no exploit findings.
         std::string extra;
-        for (const auto& code : raised)
-            if (code != flagcode::kZeroAcceptance) extra += (extra.empty() ? "" : ", ") + code;
+        for (const auto& f : result.flags)
+            if (!isNoteFlag(f)) extra += (extra.empty() ? "" : ", ") + f.code;
         if (result.status != RerunStatus::Ok)
             c.detail = std::string("honest candidate did not run cleanly (") + rerunStatusName(result.status) + ")";
         else if (!extra.empty())

@@ -719,7 +719,7 @@ private Q_SLOTS:
         QCOMPARE(window.projectData()->records->records.size(), std::size_t(416));
         QCOMPARE(window.viewNames(),
             (QStringList{QStringLiteral("records"), QStringLiteral("distributions"), QStringLiteral("workloads"),
-                QStringLiteral("coverage"), QStringLiteral("suspicious")}));
+                QStringLiteral("coverage"), QStringLiteral("suspicious"), QStringLiteral("exploit_matrix")}));
         // A chart pick lands in the records view.
         QVERIFY(window.showView(QStringLiteral("distributions")));
         QString what;
