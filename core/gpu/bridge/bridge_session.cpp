@@ -107,6 +107,7 @@ Status BridgeSession::addDeterminism(int index, const std::string& name, const v
     OutputCheck& c = output(index, name);
     c.deterministic = differing == 0;
     c.nondeterministicElements = differing;
+    m_result.markCheck(check::kDeterminism);
     return Status::ok();
 }
 

@@ -76,7 +76,8 @@ SanitizerReport parseSanitizerLog(std::string_view tool, std::string_view log)
             && (body.find("Invalid") != std::string_view::npos || body.find("Uninitialized") != std::string_view::npos
                 || body.find("Race") != std::string_view::npos || body.find("hazard") != std::string_view::npos
                 || body.find("Error") != std::string_view::npos || body.find("error") != std::string_view::npos)
-            && body.find("COMPUTE-SANITIZER") == std::string_view::npos) {
+            && body.find("COMPUTE-SANITIZER") == std::string_view::npos && body.find("SUMMARY") == std::string_view::npos
+            && body.find("Target application") == std::string_view::npos) {
             block = std::string(body);
             inBlock = true;
             haveFirst = true;
