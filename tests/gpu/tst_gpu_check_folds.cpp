@@ -123,7 +123,7 @@ void sanitizerReport()
                                  "========= ERROR SUMMARY: 4096 errors\n"
                                  "========= Target application returned an error\n";
     const kwb::SanitizerReport r = kwb::gpu::parseSanitizerLog("memcheck", memcheck);
-    GT_CHECK_EQ(r.tool, std::string("memcheck"));
+    GT_CHECK(r.tool == "memcheck");
     GT_CHECK_EQ(r.errors, 4096);
     GT_CHECK(r.firstReport.rfind("Invalid __global__ read of size 4 bytes\nat relu_oob+0x90", 0) == 0);
     GT_CHECK(r.firstReport.find("out of bounds") != std::string::npos);
