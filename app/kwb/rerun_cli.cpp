@@ -65,7 +65,7 @@ void addRerunOptions(ArgParser& p)
     p.flag("per-call", "also time each call alone (synchronised) and check its output (batch-and-skip)");
     p.option("sanitize", "TOOLS", "re-run the correctness trials under compute-sanitizer: memcheck,initcheck,racecheck");
     p.flag("adversarial", "adversarial input sets (near max, near zero, mixed scales, all equal, signed) + bitwise runs");
-    p.flag("odd-shapes", "with --adversarial: also an odd, non-power-of-two size where the problem allows");
+    p.flag("odd-shapes", "one more correctness run at odd sizes (even sizes less one) where the problem allows; a failure is a note");
     p.option("runner", "PATH", "kwb-runner to use (default: $KWB_RUNNER, else next to kwb)");
     p.flag("verbose-runner", "copy the runner's stderr (compiler logs, device printf) to ours");
     p.flag("quiet", "no progress lines on stderr");
