@@ -142,8 +142,9 @@ std::string runSummariesTable(const std::vector<RunSummary>& summaries, bool wit
             std::string codes;
             for (const auto& f : s.flags) {
                 codes += (codes.empty() ? "" : ",") + f.code;
-                reasons += "  " + s.candidateId + ": [" + f.severity + "] " + f.code + " (" + std::string(checkOfFlag(f.code))
-                    + "): " + f.reason + "\n";
+                const std::string_view check = checkOfFlag(f.code);
+                reasons += "  " + s.candidateId + ": [" + f.severity + "] " + f.code + ": " + f.reason
+                    + (check == "status" ? std::string() : " [check: " + std::string(check) + "]") + "\n";
             }
             row.push_back(codes.empty() ? "-" : codes);
             row.push_back(checksColumn(s.checksRun));

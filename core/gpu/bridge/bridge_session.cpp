@@ -194,6 +194,9 @@ void BridgeSession::setOwnKernels(std::vector<std::string> names)
 Status BridgeSession::check(const std::string& which, int index, const std::string& name, const float* out,
     const float* ref, std::int64_t count, cudaStream_t stream)
 {
+    if (which != "post_timing" && which != "fresh_inputs" && which != "per_call" && which.rfind("adversarial:", 0) != 0)
+        return Status(ErrorCode::InvalidArgument,
+            "check: unknown kind '" + which + "' (post_timing, fresh_inputs, per_call, adversarial:<set>)");
     const ToleranceValues& tol = m_result.tolerance;
     KWB_ASSIGN_OR_RETURN(DeviceComparison d, m_metrics.compare(out ? out : ref, ref, count, tol.atol, tol.rtol, stream));
     const OutputMetrics m = out ? d.metrics : shapeMismatchMetrics(count);
