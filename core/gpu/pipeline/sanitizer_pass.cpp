@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -52,43 +53,61 @@ std::string computeSanitizerPath()
 
 SanitizerReport parseSanitizerLog(std::string_view tool, std::string_view log)
 {
-    SanitizerReport r;
-    r.tool = std::string(tool);
-    std::string block;
+    // Error blocks: a line naming the error, then indented lines ("at kernel+0x90", ...).
+    // Blocks in the harness's own kernels (namespace kwb::gpu: fills, scans, references)
+    // are not the candidate's and are left out.
+    struct Block {
+        std::string text;
+        bool internal = false;
+    };
+    std::vector<Block> blocks;
     bool inBlock = false;
-    bool haveFirst = false;
+    std::int64_t summary = 0;
     std::size_t start = 0;
-    while (start <= log.size()) {
+    while (start < log.size()) {
         std::size_t end = log.find('\n', start);
         if (end == std::string_view::npos) end = log.size();
-        std::string_view line = log.substr(start, end - start);
+        const std::string_view line = log.substr(start, end - start);
         start = end + 1;
         constexpr std::string_view prefix = "========= ";
-        if (line.rfind(prefix, 0) != 0) {
-            if (end == log.size()) break;
-            continue;
-        }
-        std::string_view body = line.substr(prefix.size());
+        if (line.rfind(prefix, 0) != 0) continue;
+        const std::string_view body = line.substr(prefix.size());
+        if (body.empty()) continue;
         if (body.rfind("ERROR SUMMARY:", 0) == 0) {
-            r.errors = std::strtoll(std::string(body.substr(14)).c_str(), nullptr, 10);
+            summary = std::strtoll(std::string(body.substr(14)).c_str(), nullptr, 10);
             inBlock = false;
-        } else if (!haveFirst && !body.empty() && body.front() != ' '
+        } else if (body.front() != ' '
             && (body.find("Invalid") != std::string_view::npos || body.find("Uninitialized") != std::string_view::npos
                 || body.find("Race") != std::string_view::npos || body.find("hazard") != std::string_view::npos
                 || body.find("Error") != std::string_view::npos || body.find("error") != std::string_view::npos)
             && body.find("COMPUTE-SANITIZER") == std::string_view::npos && body.find("SUMMARY") == std::string_view::npos
             && body.find("Target application") == std::string_view::npos) {
-            block = std::string(body);
+            blocks.push_back({std::string(body), false});
             inBlock = true;
-            haveFirst = true;
-        } else if (inBlock && !body.empty() && body.front() == ' ') {
-            if (block.size() < 600) block += "\n" + std::string(body.substr(body.find_first_not_of(' ')));
+        } else if (inBlock && body.front() == ' ') {
+            const std::string_view detail = body.substr(body.find_first_not_of(' '));
+            if (detail.rfind("at ", 0) == 0 && (detail.find("kwb::gpu::") != std::string_view::npos
+                                                   || detail.find("3kwb3gpu") != std::string_view::npos))
+                blocks.back().internal = true;
+            if (blocks.back().text.size() < 600) blocks.back().text += "\n" + std::string(detail);
         } else {
             inBlock = false;
         }
-        if (end == log.size()) break;
     }
-    r.firstReport = block;
+    SanitizerReport r;
+    r.tool = std::string(tool);
+    std::int64_t own = 0;
+    std::int64_t internal = 0;
+    for (const auto& b : blocks) {
+        if (b.internal) {
+            ++internal;
+            continue;
+        }
+        if (own++ == 0) r.firstReport = b.text;
+    }
+    // The summary counts every error; with harness errors among the printed ones only
+    // the candidate's printed blocks are certain.
+    r.errors = internal == 0 ? std::max(summary, own) : own;
     return r;
 }
 

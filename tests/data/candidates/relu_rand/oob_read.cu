@@ -1,6 +1,6 @@
 // A memory error that happens to pass: each thread also reads x[i + 4096],
 // past the end of x for the last 4096 elements. The block it lands in is
-// mapped (1,000,000 floats leave most of the last 2 MiB granule unused), so
+// mapped (64,000,000 floats leave 1.9 MB of the last 2 MiB granule unused), so
 // nothing faults, and the value read is folded in as 0 * min(|v|, 1) = 0
 // whatever it is. Only compute-sanitizer memcheck sees the invalid read.
 extern "C" __global__ void relu_oob(const float* x, float* out, long long n)
