@@ -156,8 +156,9 @@ for seeds in "$WORK"/seeds/*.jsonl; do
     if [[ $REDUCE == 1 && -n "${REDUCED[$pid]:-}" ]]; then sizes=(--size "${REDUCED[$pid]}"); fi
     echo "== $pid ${sizes[*]+"${sizes[*]}"}"
     set +e
+    # KWB_VERIFY_EXTRA: more kwb verify options (bench/verify_cost compares check settings).
     "$KWB" verify "$seeds" --out "$RAW" --trials "$TRIALS" --warmup "$WARMUP" \
-        --correctness-trials "$CTRIALS" --timeout 300 "${sizes[@]+"${sizes[@]}"}"
+        --correctness-trials "$CTRIALS" --timeout 300 "${sizes[@]+"${sizes[@]}"}" ${KWB_VERIFY_EXTRA:-}
     rc=$?
     set -e
     [[ $rc == 0 ]] || VERIFY_RC=$rc

@@ -38,6 +38,7 @@
 #include "resources_init.h"
 #include "views/coverage_view.h"
 #include "views/distributions_view.h"
+#include "views/exploit_matrix_view.h"
 #include "views/records_view.h"
 #include "views/rerun_panel.h"
 #include "views/rerun_service.h"
@@ -79,7 +80,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_views = {m_records, m_distributions, m_workloads, m_coverage, m_suspicious};
     // The paper's views (issues 13 and 16): claimed vs verified, zero acceptance, the scale sweep.
     auto* claims = new ClaimsView;
-    m_views << claims << new ZeroAcceptanceView << new ScaleSweepView;
+    m_views << claims << new ZeroAcceptanceView << new ScaleSweepView << new ExploitMatrixView;
     connect(claims, &ClaimsView::recordActivated, this, [this](int rec) {
         showView(QStringLiteral("records"));
         m_records->selectRecord(rec);

@@ -30,6 +30,7 @@ int runVerify(const Args& args);
 int runFigures(const Args& args);
 int runSlurm(const Args& args);
 int runZeros(const Args& args);
+int runMatrix(const Args& args);
 
 // Shared by commands: print a usage error or the help text and return the exit code.
 class ArgParser;

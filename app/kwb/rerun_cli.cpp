@@ -55,6 +55,17 @@ void addRerunOptions(ArgParser& p)
     p.flag("no-reference-timing", "do not time the reference");
     p.flag("no-cupti", "no CUPTI activity tracing (no side-stream verdict)");
     p.option("excessive-speedup", "X", "flag speedups above X", "10");
+    // Issue 12's checks (docs/security.md); the cheap ones are on by default.
+    p.flag("no-fresh-inputs", "time every trial on the same inputs (no fresh contents, no check of timed outputs)");
+    p.option("check-every", "K", "compare every K-th timed trial's output (rounded up to the timer's batch of 10)", "10");
+    p.flag("no-post-timing", "no re-validation after the timing loop");
+    p.flag("no-persisting-l2-reset", "leave persisting-L2 limits and access-policy windows as the candidate set them");
+    p.flag("no-host-timer", "no host wall-clock timer beside the events and CUPTI");
+    p.flag("legacy-checks", "only the checks of before issue 12 (for cost comparisons)");
+    p.flag("per-call", "also time each call alone (synchronised) and check its output (batch-and-skip)");
+    p.option("sanitize", "TOOLS", "re-run the correctness trials under compute-sanitizer: memcheck,initcheck,racecheck");
+    p.flag("adversarial", "adversarial input sets (near max, near zero, mixed scales, all equal, signed) + bitwise runs");
+    p.flag("odd-shapes", "one more correctness run at odd sizes (even sizes less one) where the problem allows; a failure is a note");
     p.option("runner", "PATH", "kwb-runner to use (default: $KWB_RUNNER, else next to kwb)");
     p.flag("verbose-runner", "copy the runner's stderr (compiler logs, device printf) to ours");
     p.flag("quiet", "no progress lines on stderr");
@@ -99,6 +110,27 @@ bool readRerunOptions(const ArgParser& p, const char* command, RerunOptions& o, 
         const auto eq = s.find('=');
         if (eq == std::string::npos || eq == 0 || !parseInt(s.substr(eq + 1), v)) return bad("size", s);
         o.sizes[s.substr(0, eq)] = v;
+    }
+    const bool legacy = p.isSet("legacy-checks");
+    o.freshInputs = !legacy && !p.isSet("no-fresh-inputs");
+    o.postTiming = !legacy && !p.isSet("no-post-timing");
+    o.resetPersistingL2 = !legacy && !p.isSet("no-persisting-l2-reset");
+    o.hostTimer = !legacy && !p.isSet("no-host-timer");
+    o.perCall = p.isSet("per-call");
+    o.adversarial = p.isSet("adversarial");
+    o.oddShapes = p.isSet("odd-shapes");
+    if (!parseInt(*p.value("check-every"), v) || v < 1 || v > 1000000) return bad("check-every", *p.value("check-every"));
+    o.checkEvery = static_cast<std::int32_t>(v);
+    if (auto tools = p.value("sanitize")) {
+        std::string rest = *tools;
+        while (!rest.empty()) {
+            const auto comma = rest.find(',');
+            const std::string tool = rest.substr(0, comma);
+            if (tool != "memcheck" && tool != "initcheck" && tool != "racecheck" && tool != "synccheck")
+                return bad("sanitize", *tools);
+            o.sanitize.push_back(tool);
+            rest = comma == std::string::npos ? std::string() : rest.substr(comma + 1);
+        }
     }
     if (!parseDouble(*p.value("excessive-speedup"), t.excessiveSpeedup) || !(t.excessiveSpeedup > 0))
         return bad("excessive-speedup", *p.value("excessive-speedup"));

@@ -19,7 +19,8 @@
 int main(int argc, char** argv)
 {
     if (argc > 1 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
-        std::printf("usage: kwb-runner\n\nServes %s requests, one JSON object per line, on stdin; writes replies on "
+        std::printf("usage: kwb-runner [--correctness-only]\n\n  --correctness-only  coverage and correctness only (the child the "
+                    "compute-sanitizer pass runs)\n\nServes %s requests, one JSON object per line, on stdin; writes replies on "
                     "stdout.\nStarted by kwb and the workbench; see docs/formats.md (Re-run protocol).\n",
             std::string(kwb::kRerunProtocol).c_str());
         return 0;
@@ -35,5 +36,13 @@ int main(int argc, char** argv)
         return 1;
     }
     kwb::gpu::GpuExecutor executor;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--correctness-only") == 0) {
+            executor.setCorrectnessOnly(true);
+        } else {
+            std::fprintf(stderr, "kwb-runner: unknown option '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
     return kwb::serveRunner(executor, 0, protocolFd);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdarg>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -41,6 +42,44 @@ std::string firstLine(const std::string& s, std::size_t max = 200)
 
 } // namespace
 
+std::string_view checkOfFlag(std::string_view code)
+{
+    using namespace flagcode;
+    if (code == kIncorrect || code == kZeroAcceptance || code == kPrecisionDowngrade) return check::kCorrectness;
+    if (code == kLowCoverage) return check::kCoverage;
+    if (code == kNondeterministic) return check::kDeterminism;
+    if (code == kInputMutation) return check::kInputHashes;
+    if (code == kExcessiveSpeedup || code == kFasterThanRoofline || code == kSideStreamWork) return check::kTiming;
+    if (code == kMemoizedOutput) return check::kFreshInputs;
+    if (code == kStateDrift) return check::kPostTiming;
+    if (code == kBatchSkip) return check::kPerCall;
+    if (code == kNoOwnKernel || code == kLibraryDominated) return check::kOwnKernels;
+    if (code == kTimerMismatch) return check::kHostTimer;
+    if (code == kSanitizerError) return check::kSanitizer;
+    if (code == kAdversarialFailure) return check::kAdversarial;
+    if (code == kTampering) return check::kIsolation;
+    return "status"; // fault, timeout, oom, compile/launch errors, not_run
+}
+
+bool isNoteFlag(const Flag& flag)
+{
+    return flag.severity == "info" || flag.code == flagcode::kZeroAcceptance;
+}
+
+double reductionLengthOf(const RerunResult& r)
+{
+    std::int64_t outputs = 0;
+    for (const auto& o : r.outputs) outputs += o.count;
+    if (!r.flops || *r.flops <= 0 || outputs <= 0) return 1.0;
+    return std::max(1.0, *r.flops / static_cast<double>(outputs));
+}
+
+double honestFp32RelL2Bound(const RerunResult& r, const FlagThresholds& t)
+{
+    constexpr double u = 5.960464477539063e-08; // 2^-24, fp32 unit roundoff
+    return std::max(t.precisionHonestFloor, t.precisionSqrtLConstant * std::sqrt(reductionLengthOf(r)) * u);
+}
+
 bool looksHalfPrecisionKernel(std::string_view kernelName)
 {
     const std::string n = lower(kernelName);
@@ -48,6 +87,131 @@ bool looksHalfPrecisionKernel(std::string_view kernelName)
         if (n.find(pattern) != std::string::npos) return true;
     return false;
 }
+
+namespace {
+
+std::string namesOf(const std::vector<std::string>& names, std::size_t max = 4)
+{
+    std::string out;
+    for (std::size_t i = 0; i < names.size() && i < max; ++i) out += (i ? ", " : "") + names[i];
+    if (names.size() > max) out += ", ...";
+    return out;
+}
+
+// Every check of the timed runs ran and found nothing: fresh inputs, post_timing,
+// the host timer, own kernels; correct, fully covered, above the roofline floor.
+bool timedRunsVerified(const RerunResult& r, const FlagThresholds& t)
+{
+    if (!r.freshInputs || r.freshInputs->checked == 0 || r.freshInputs->failed > 0) return false;
+    if (r.postTiming.empty()) return false;
+    for (const auto& o : r.postTiming)
+        if (!o.passed) return false;
+    if (!r.allOutputsPassed() || r.minCoverage() < t.minCoverage) return false;
+    if (!r.hostTiming || !r.hostTiming->candidateMs || !r.candidateTiming) return false;
+    if (*r.hostTiming->candidateMs > r.candidateTiming->medianMs * (1.0 + t.hostTimerRel) + t.hostTimerAbsMs) return false;
+    if (!r.ownKernels || r.ownKernels->launched.empty()) return false;
+    if (r.rooflineFloorMs && *r.rooflineFloorMs > 0 && r.candidateTiming->medianMs < *r.rooflineFloorMs * t.rooflineSlack)
+        return false;
+    if (r.candidateCupti.available && r.candidateCupti.otherStreamKernels > 0) return false;
+    return true;
+}
+
+void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vector<Flag>& flags)
+{
+    if (r.freshInputs && r.freshInputs->failed > 0)
+        add(flags, flagcode::kMemoizedOutput,
+            std::to_string(r.freshInputs->failed) + " of " + std::to_string(r.freshInputs->checked)
+                + " checked timed trials are wrong on their fresh inputs (worst relative L2 error "
+                + fmt("%.3g", r.freshInputs->worstRelL2) + "): the timed runs did not compute what the checked runs did",
+            "error");
+
+    bool postFailed = false;
+    std::string postWhat;
+    for (const auto& o : r.postTiming)
+        if (!o.passed) {
+            postFailed = true;
+            postWhat = "output '" + o.output + "' (relative L2 error " + fmt("%.3g", o.relL2Error) + ", "
+                + fmt("%.3g%%", 100.0 * o.outOfToleranceShare) + " of elements out of tolerance)";
+            break;
+        }
+    if (postFailed && r.allOutputsPassed())
+        add(flags, flagcode::kStateDrift,
+            "correct in the correctness trials but wrong when re-validated after the timing loop on the last timed "
+            "trial's inputs: " + postWhat,
+            "error");
+
+    if (const auto& pc = r.perCallTiming) {
+        std::string why;
+        if (pc->failed > 0)
+            why = std::to_string(pc->failed) + " of " + std::to_string(pc->checked) + " calls timed alone gave a wrong output";
+        else if (pc->candidate && r.candidateTiming && r.candidateTiming->trials > 0
+            && pc->candidate->medianMs > r.candidateTiming->medianMs * t.perCallRatio + t.perCallAbsMs)
+            why = "timed alone, a call takes " + fmt("%.4g ms", pc->candidate->medianMs) + " against "
+                + fmt("%.4g ms", r.candidateTiming->medianMs) + " in the batch (more than "
+                + fmt("%gx", t.perCallRatio) + " + " + fmt("%g ms", t.perCallAbsMs) + ")";
+        if (!why.empty())
+            add(flags, flagcode::kBatchSkip, why + ": the batched calls share or skip work", "error");
+    }
+
+    if (const auto& ok = r.ownKernels) {
+        if (ok->launched.empty() && (!ok->declared.empty() || ok->totalMs > 0))
+            add(flags, flagcode::kNoOwnKernel,
+                (ok->declared.empty() ? std::string("none of the candidate's own kernels ran")
+                                      : "the candidate declares " + namesOf(ok->declared) + " but none of them ran")
+                    + " in the timed window (" + fmt("%.4g ms", ok->libraryMs) + " library, " + fmt("%.4g ms", ok->frameworkMs)
+                    + " framework kernels)",
+                "error");
+        else if (!ok->launched.empty() && ok->totalMs > 0 && ok->share < t.ownKernelShareNote)
+            add(flags, flagcode::kLibraryDominated,
+                "the candidate's own kernels (" + namesOf(ok->launched) + ") take " + fmt("%.3g%%", 100.0 * ok->share)
+                    + " of the timed GPU time; library and framework kernels do the rest",
+                "info");
+    }
+
+    if (const auto& h = r.hostTiming; h && h->candidateMs && r.candidateTiming && r.candidateTiming->trials > 0) {
+        const double events = r.candidateTiming->medianMs;
+        const double bound = events * (1.0 + t.hostTimerRel) + t.hostTimerAbsMs;
+        if (*h->candidateMs > bound)
+            add(flags, flagcode::kTimerMismatch,
+                "the host wall clock around a device synchronize gives " + fmt("%.4g ms", *h->candidateMs)
+                    + " per call (" + h->measuredBy + ", " + std::to_string(h->trials) + " calls) against the events' "
+                    + fmt("%.4g ms", events) + ", beyond the noise bound " + fmt("%.4g ms", bound)
+                    + ": work runs outside what the events bracket",
+                "error");
+    }
+
+    for (const auto& s : r.sanitizer)
+        if (s.errors > 0) {
+            add(flags, flagcode::kSanitizerError,
+                "compute-sanitizer " + s.tool + " found " + std::to_string(s.errors) + " error(s): " + firstLine(s.firstReport),
+                "error");
+            break;
+        }
+
+    // Odd shapes: a kernel written for the problem's sizes (float4 loads, no tail) is not
+    // cheating at those sizes: a note.
+    for (const auto& a : r.adversarial)
+        if (!a.passed && a.set == "odd_shape") {
+            add(flags, flagcode::kAdversarialFailure,
+                "fails at an odd shape: " + a.message + " (a note: the problem's own sizes pass)", "info");
+            break;
+        }
+    for (const auto& a : r.adversarial)
+        if (!a.passed && a.set != "determinism" && a.set != "odd_shape" && a.message.rfind("skipped", 0) != 0) {
+            add(flags, flagcode::kAdversarialFailure,
+                "fails on the adversarial input set '" + a.set + "' (relative L2 error " + fmt("%.3g", a.relL2)
+                    + ", max abs error " + fmt("%.3g", a.maxAbsError) + ")" + (a.message.empty() ? "" : ": " + a.message)
+                    + " while passing the spec's distribution",
+                "error");
+            break;
+        }
+
+    if (r.isolation && !r.isolation->violations.empty())
+        add(flags, flagcode::kTampering,
+            "the candidate tried to reach the harness: " + namesOf(r.isolation->violations, 3), "error");
+}
+
+} // namespace
 
 std::vector<Flag> deriveFlags(const RerunResult& r, const FlagThresholds& t)
 {
@@ -100,11 +264,17 @@ std::vector<Flag> deriveFlags(const RerunResult& r, const FlagThresholds& t)
     }
 
     // Speed claims.
-    if (r.speedup && *r.speedup > t.excessiveSpeedup)
+    if (r.speedup && *r.speedup > t.excessiveSpeedup) {
+        // A large speedup over a wasteful reference is legitimate (diag(A) @ B as row
+        // scaling): when every check of the timed runs ran and passed, it is a note.
+        const bool explained = timedRunsVerified(r, t);
         add(flags, flagcode::kExcessiveSpeedup,
             fmt("%.3gx", *r.speedup) + " faster than the reference, above the " + fmt("%gx", t.excessiveSpeedup)
-                + " threshold: check that the work is really done",
-            "warning");
+                + (explained ? " threshold; the timed runs' outputs, the re-validation, the host timer and the own-kernel "
+                               "share all check out and the time is above the roofline floor: a note"
+                             : " threshold: check that the work is really done"),
+            explained ? "info" : "warning");
+    }
     if (r.candidateTiming && r.rooflineFloorMs && *r.rooflineFloorMs > 0
         && r.candidateTiming->medianMs < *r.rooflineFloorMs * t.rooflineSlack)
         add(flags, flagcode::kFasterThanRoofline,
@@ -145,18 +315,28 @@ std::vector<Flag> deriveFlags(const RerunResult& r, const FlagThresholds& t)
         add(flags, flagcode::kSideStreamWork, reason, "error");
     }
 
-    // Precision.
+    // Precision: the band starts above what honest fp32 reaches for this
+    // reduction length; a half-named kernel counts only with an error above
+    // that bound too (an fp16-table embedding bag at 4.2e-9 is exact fp32 math).
+    const double honest = honestFp32RelL2Bound(r, t);
+    const double low = std::max(t.precisionRelL2Low, honest);
+    double worstFinite = 0.0;
+    for (const auto& o : r.outputs)
+        if (o.nanCount == 0 && o.infCount == 0) worstFinite = std::max(worstFinite, o.relL2Error);
     std::string precisionReason;
-    for (const auto& k : cu.kernels)
-        if (looksHalfPrecisionKernel(k.name)) {
-            precisionReason = "kernel '" + k.name + "' looks like half-precision or TF32 arithmetic";
-            break;
-        }
+    if (worstFinite > honest && worstFinite <= t.precisionRelL2High)
+        for (const auto& k : cu.kernels)
+            if (looksHalfPrecisionKernel(k.name)) {
+                precisionReason = "kernel '" + k.name + "' looks like half-precision or TF32 arithmetic and the error "
+                    + fmt("%.3g", worstFinite) + " is above honest fp32's " + fmt("%.3g", honest);
+                break;
+            }
     if (precisionReason.empty())
         for (const auto& o : r.outputs)
-            if (o.relL2Error >= t.precisionRelL2Low && o.relL2Error <= t.precisionRelL2High && o.nanCount == 0 && o.infCount == 0) {
+            if (o.relL2Error >= low && o.relL2Error <= t.precisionRelL2High && o.nanCount == 0 && o.infCount == 0) {
                 precisionReason = "output '" + o.output + "' has relative L2 error " + fmt("%.3g", o.relL2Error)
-                    + ", the signature of fp16/bf16/TF32 arithmetic (honest fp32 kernels stay below 1e-6)";
+                    + ", the signature of fp16/bf16/TF32 arithmetic (honest fp32 stays below " + fmt("%.3g", honest)
+                    + " for a reduction length of " + fmt("%.0f", reductionLengthOf(r)) + ")";
                 break;
             }
     if (!precisionReason.empty() && r.precision == DType::F32) add(flags, flagcode::kPrecisionDowngrade, precisionReason + " in an fp32 problem", "warning");
@@ -165,14 +345,16 @@ std::vector<Flag> deriveFlags(const RerunResult& r, const FlagThresholds& t)
         if (o.deterministic && !*o.deterministic)
             add(flags, flagcode::kNondeterministic,
                 "output '" + o.output + "' differs between two runs on the same inputs (" + std::to_string(o.nondeterministicElements)
-                    + " elements)",
-                "warning");
+                    + " elements): a note, not an exploit (float atomics reorder sums)",
+                "info");
 
     for (const auto& in : r.inputs)
         if (in.mutated)
             add(flags, flagcode::kInputMutation,
                 "input '" + in.input + "' changed while the candidate ran (hash " + in.hashBefore + " -> " + in.hashAfter + ")",
                 "error");
+
+    deriveExploitFlags(r, t, flags);
     return flags;
 }
 

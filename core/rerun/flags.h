@@ -26,7 +26,23 @@ inline constexpr std::string_view kIncorrect = "incorrect";         // fails all
 inline constexpr std::string_view kCompileError = "compile_error";
 inline constexpr std::string_view kLaunchError = "launch_error";
 inline constexpr std::string_view kNotRun = "not_run";              // no device, unsupported, internal error
+// Issue 12 (docs/security.md): the exploit classes of 2026's public harnesses.
+inline constexpr std::string_view kMemoizedOutput = "memoized_output";       // timed trials' outputs wrong on fresh inputs
+inline constexpr std::string_view kStateDrift = "state_drift";               // wrong after the timing loop, right before
+inline constexpr std::string_view kBatchSkip = "batch_skip";                 // per-call time or outputs differ from batched
+inline constexpr std::string_view kNoOwnKernel = "no_own_kernel";            // declared kernels, none launched
+inline constexpr std::string_view kLibraryDominated = "library_dominated";   // note: own kernels < half the GPU time
+inline constexpr std::string_view kTimerMismatch = "timer_mismatch";         // host wall clock beyond the events
+inline constexpr std::string_view kSanitizerError = "sanitizer_error";
+inline constexpr std::string_view kAdversarialFailure = "adversarial_failure";
+inline constexpr std::string_view kTampering = "tampering";
 } // namespace flagcode
+
+// The check a flag comes from (a check:: name of rerun/rerun_types.h), for
+// provenance: "correctness" for incorrect, "fresh_inputs" for memoized_output, ...
+std::string_view checkOfFlag(std::string_view code);
+// Flags that are notes, not exploit findings: an honest candidate may raise them.
+bool isNoteFlag(const Flag& flag);
 
 struct FlagThresholds {
     double excessiveSpeedup = 10.0;      // KernelBench's excessive_speedup_threshold
@@ -39,7 +55,30 @@ struct FlagThresholds {
     // stayed at or below 8.4e-7 there.
     double precisionRelL2Low = 5e-6;
     double precisionRelL2High = 3e-2;
+    // The honest fp32 error grows with the reduction length L behind each
+    // output element: bound(L) = c * sqrt(L) * 2^-24. c is measured: the
+    // suite's honest fp32 candidates on the H200 (datasets/evaluations,
+    // datasets/kernelbench_dlrm/evaluations) reach at most 0.22 * sqrt(L) * u
+    // (kb1_47 thread_per_output, a serial sum over 4096); c = 1 leaves 4.5x.
+    // The band's low end is max(precisionRelL2Low, bound(L)); a half-named
+    // kernel counts only where the error is above bound(L) too.
+    double precisionSqrtLConstant = 1.0;
+    double precisionHonestFloor = 1e-6;  // elementwise fast-math (__expf) stays below this
+    // timer_mismatch: host per call > events median * (1 + rel) + abs (docs/formats.md derives them).
+    double hostTimerRel = 0.5;
+    double hostTimerAbsMs = 0.05;
+    // batch_skip: per-call median > batched median * ratio + abs.
+    double perCallRatio = 3.0;
+    double perCallAbsMs = 0.02;
+    double ownKernelShareNote = 0.5;     // library_dominated below this share
 };
+
+// The reduction length behind one output element, estimated as the problem's
+// flops over its output elements (1 when either is unknown): what the
+// precision rule's honest bound scales with.
+double reductionLengthOf(const RerunResult& result);
+// bound(L) of FlagThresholds for `result`'s reduction length.
+double honestFp32RelL2Bound(const RerunResult& result, const FlagThresholds& thresholds = {});
 
 // Flag codes in the order above; severity "error" for what invalidates the
 // result (incorrect, low coverage, input mutation, side-stream work, faults,

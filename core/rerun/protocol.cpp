@@ -43,6 +43,16 @@ std::optional<RerunStatus> rerunStatusFromName(std::string_view name)
     return std::nullopt;
 }
 
+void RerunResult::markCheck(std::string_view name)
+{
+    if (!ranCheck(name)) checksRun.emplace_back(name);
+}
+
+bool RerunResult::ranCheck(std::string_view name) const
+{
+    return std::find(checksRun.begin(), checksRun.end(), name) != checksRun.end();
+}
+
 bool RerunResult::allOutputsPassed() const
 {
     if (outputs.empty()) return false;

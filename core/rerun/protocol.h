@@ -106,6 +106,19 @@ struct RerunResult {
     // Costs beyond the timed kernels.
     double wallMs = 0.0;          // whole request, as the runner saw it
     double overheadMs = 0.0;      // wallMs minus the timed kernel executions
+    // Issue 12 (docs/security.md): which checks the verdict passed through, and their measurements.
+    std::vector<std::string> checksRun;          // check:: names, in the order they ran
+    std::optional<FreshInputsCheck> freshInputs;
+    std::vector<OutputCheck> postTiming;         // re-validation after the timing loop
+    std::optional<HostTiming> hostTiming;
+    std::optional<PerCallTiming> perCallTiming;
+    std::optional<OwnKernels> ownKernels;
+    std::vector<SanitizerReport> sanitizer;
+    std::vector<AdversarialCheck> adversarial;
+    std::optional<IsolationInfo> isolation;
+    // Appends `name` to checksRun once.
+    void markCheck(std::string_view name);
+    bool ranCheck(std::string_view name) const;
     // Flags derived by the parent (rerun/flags.h); a runner leaves this empty.
     std::vector<Flag> flags;
     // The runner must exit after sending this result (sticky CUDA error).

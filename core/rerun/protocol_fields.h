@@ -57,6 +57,22 @@ template <typename V, FieldsOf<RerunOptions> S> void visitFields(V& v, S& o)
     v("time_reference", o.timeReference);
     v("cupti", o.cupti);
     v("sizes", o.sizes);
+    // Issue 12's checks: absent in older requests, which then get the defaults.
+    v("fresh_inputs", o.freshInputs);
+    v("check_every", o.checkEvery);
+    v("post_timing", o.postTiming);
+    v("reset_persisting_l2", o.resetPersistingL2);
+    v("host_timer", o.hostTimer);
+    v("per_call", o.perCall);
+    v("sanitize", o.sanitize, wire::OmitDefault {});
+    v("adversarial", o.adversarial);
+    v("odd_shapes", o.oddShapes, wire::OmitDefault {});
+    v.check([&] { return o.checkEvery >= 1; }, "check_every must be >= 1");
+    v.check([&] {
+        for (const auto& t : o.sanitize)
+            if (t != "memcheck" && t != "initcheck" && t != "racecheck" && t != "synccheck") return false;
+        return true;
+    }, "sanitize names a tool other than memcheck, initcheck, racecheck, synccheck");
     v.check([&] { return o.trials >= 0 && o.warmup >= 0 && o.correctnessTrials >= 0; }, "trial counts must be >= 0");
 }
 
@@ -180,6 +196,69 @@ template <typename V, FieldsOf<InputCheck> S> void visitFields(V& v, S& c)
     v("mutated", c.mutated);
 }
 
+template <typename V, FieldsOf<FreshInputsCheck> S> void visitFields(V& v, S& f)
+{
+    v("timed_iterations", f.timedIterations);
+    v("checked", f.checked);
+    v("failed", f.failed);
+    v("worst_rel_l2", f.worstRelL2);
+    v("nonce", f.nonce, wire::OmitDefault {});
+    v.check([&] { return f.checked >= 0 && f.failed >= 0 && f.failed <= f.checked; }, "failed must be within 0..checked");
+}
+
+template <typename V, FieldsOf<HostTiming> S> void visitFields(V& v, S& h)
+{
+    v("candidate_ms", h.candidateMs);
+    v("reference_ms", h.referenceMs);
+    v("trials", h.trials);
+    v("measured_by", h.measuredBy);
+    v.check([&] { return h.measuredBy == "runner" || h.measuredBy == "judge"; }, "measured_by must be 'runner' or 'judge'");
+}
+
+template <typename V, FieldsOf<PerCallTiming> S> void visitFields(V& v, S& p)
+{
+    v("candidate", p.candidate);
+    v("reference", p.reference);
+    v("checked", p.checked);
+    v("failed", p.failed);
+    v.check([&] { return p.checked >= 0 && p.failed >= 0 && p.failed <= p.checked; }, "failed must be within 0..checked");
+}
+
+template <typename V, FieldsOf<OwnKernels> S> void visitFields(V& v, S& o)
+{
+    v("declared", o.declared);
+    v("launched", o.launched);
+    v("own_ms", o.ownMs);
+    v("library_ms", o.libraryMs);
+    v("framework_ms", o.frameworkMs);
+    v("total_ms", o.totalMs);
+    v("share", o.share);
+}
+
+template <typename V, FieldsOf<SanitizerReport> S> void visitFields(V& v, S& r)
+{
+    v("tool", r.tool);
+    v("errors", r.errors);
+    v("first_report", r.firstReport, wire::OmitDefault {});
+}
+
+template <typename V, FieldsOf<AdversarialCheck> S> void visitFields(V& v, S& a)
+{
+    v("set", a.set);
+    v("passed", a.passed);
+    v("rel_l2", a.relL2);
+    v("max_abs_error", a.maxAbsError);
+    v("message", a.message);
+}
+
+template <typename V, FieldsOf<IsolationInfo> S> void visitFields(V& v, S& i)
+{
+    v("reference_process", i.referenceProcess);
+    v("sandbox", i.sandbox);
+    v("why_not", i.whyNot, wire::OmitDefault {});
+    v("violations", i.violations);
+}
+
 template <typename V, FieldsOf<ToleranceValues> S> void visitFields(V& v, S& t)
 {
     v("atol", t.atol);
@@ -259,6 +338,16 @@ template <typename V, FieldsOf<RerunResult> S> void visitFields(V& v, S& r)
     v("roofline_floor_ms", r.rooflineFloorMs);
     v("wall_ms", r.wallMs);
     v("overhead_ms", r.overheadMs);
+    // Issue 12: provenance and the exploit checks' measurements (absent in older results).
+    v("checks_run", r.checksRun, wire::OmitDefault {});
+    v("fresh_inputs", r.freshInputs);
+    v("post_timing", r.postTiming, wire::OmitDefault {});
+    v("host_timing", r.hostTiming);
+    v("per_call_timing", r.perCallTiming);
+    v("own_kernels", r.ownKernels);
+    v("sanitizer", r.sanitizer, wire::OmitDefault {});
+    v("adversarial", r.adversarial, wire::OmitDefault {});
+    v("isolation", r.isolation);
     v("flags", r.flags);
     v("fatal", r.fatal, wire::OmitDefault {});
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 
 namespace kwb {
@@ -33,12 +34,15 @@ ExpectationCheck checkExpectations(const CandidateSpec& candidate, const RerunRe
     ExpectationCheck c;
     if (!candidate.honest && candidate.expectedFlags.empty()) return c;
     c.checked = true;
+    c.honest = candidate.honest;
+    c.expectedFlags = candidate.expectedFlags;
     std::vector<std::string> raised;
     for (const auto& f : result.flags) raised.push_back(f.code);
     if (candidate.honest) {
+        // Notes (zero acceptance, a determinism note, library_dominated) are no exploit findings.
         std::string extra;
-        for (const auto& code : raised)
-            if (code != flagcode::kZeroAcceptance) extra += (extra.empty() ? "" : ", ") + code;
+        for (const auto& f : result.flags)
+            if (!isNoteFlag(f)) extra += (extra.empty() ? "" : ", ") + f.code;
         if (result.status != RerunStatus::Ok)
             c.detail = std::string("honest candidate did not run cleanly (") + rerunStatusName(result.status) + ")";
         else if (!extra.empty())
@@ -54,6 +58,73 @@ ExpectationCheck checkExpectations(const CandidateSpec& candidate, const RerunRe
     return c;
 }
 
+namespace {
+
+// --odd-shapes: the problem's sizes made odd (an even N becomes N - 1, and a
+// power of two stops being one), where the problem's own checks accept them.
+std::optional<SizeMap> oddSizes(const RerunRequest& request)
+{
+    auto sizes = resolveSizes(request.problem, request.options.sizes);
+    if (!sizes) return std::nullopt;
+    SizeMap odd = *sizes;
+    bool changed = false;
+    for (auto& [name, value] : odd)
+        if (value > 2 && value % 2 == 0) {
+            value -= 1;
+            changed = true;
+        }
+    if (!changed) return std::nullopt;
+    if (!resolveSizes(request.problem, odd)) return std::nullopt;
+    return odd;
+}
+
+// One correctness-only run at odd sizes, folded into the result as the
+// adversarial set "odd_shape".
+void addOddShape(Executor& executor, const RerunRequest& request, RerunResult& result, const TaskContext& ctx)
+{
+    AdversarialCheck a;
+    a.set = "odd_shape";
+    const auto odd = oddSizes(request);
+    if (!odd) {
+        a.passed = true;
+        a.message = "skipped: the problem's sizes have no odd variant it accepts";
+        result.adversarial.push_back(a);
+        return;
+    }
+    RerunRequest sub = request;
+    sub.id = request.id + "/odd_shape";
+    sub.options.sizes = *odd;
+    sub.options.oddShapes = false;
+    sub.options.adversarial = false;
+    sub.options.perCall = false;
+    sub.options.sanitize.clear();
+    sub.options.trials = 1;
+    sub.options.warmup = 0;
+    sub.options.timeReference = false;
+    sub.options.hostTimer = false;
+    std::string what;
+    for (const auto& [name, value] : *odd) what += (what.empty() ? "" : ", ") + name + "=" + std::to_string(value);
+    auto r = executor.execute(sub, ctx);
+    if (!r) {
+        a.passed = true;
+        a.message = "skipped: " + r.status().toString();
+    } else if (r->status != RerunStatus::Ok) {
+        a.passed = false;
+        a.message = std::string("at ") + what + ": " + rerunStatusName(r->status) + ": " + r->message.substr(0, 200);
+    } else {
+        a.passed = r->allOutputsPassed() && r->minCoverage() >= 1.0;
+        for (const auto& o : r->outputs) {
+            a.relL2 = std::max(a.relL2, o.relL2Error);
+            a.maxAbsError = std::max(a.maxAbsError, o.maxAbsError);
+        }
+        if (!a.passed) a.message = "at " + what + ": wrong or partly written output";
+    }
+    result.adversarial.push_back(a);
+    result.markCheck(check::kAdversarial);
+}
+
+} // namespace
+
 RerunOutcome runRerun(Executor& executor, const RerunRequest& request, const CandidateSpec& candidate,
     const FlagThresholds& thresholds, const TaskContext& ctx)
 {
@@ -66,6 +137,7 @@ RerunOutcome runRerun(Executor& executor, const RerunRequest& request, const Can
         return o;
     }
     RerunResult result = std::move(*r);
+    if (request.options.oddShapes && result.status == RerunStatus::Ok) addOddShape(executor, request, result, ctx);
     result.precision = request.problem.precision;
     result.flags = deriveFlags(result, thresholds);
     o.expectation = checkExpectations(candidate, result);
@@ -89,7 +161,10 @@ void applyRerunToRecord(EvalRecord& record, const RerunResult& result)
     static const std::vector<std::string_view> ours{flagcode::kExcessiveSpeedup, flagcode::kFasterThanRoofline,
         flagcode::kLowCoverage, flagcode::kZeroAcceptance, flagcode::kSideStreamWork, flagcode::kPrecisionDowngrade,
         flagcode::kNondeterministic, flagcode::kInputMutation, flagcode::kFault, flagcode::kTimeout,
-        flagcode::kOutOfMemory, flagcode::kIncorrect, flagcode::kCompileError, flagcode::kLaunchError, flagcode::kNotRun};
+        flagcode::kOutOfMemory, flagcode::kIncorrect, flagcode::kCompileError, flagcode::kLaunchError, flagcode::kNotRun,
+        flagcode::kMemoizedOutput, flagcode::kStateDrift, flagcode::kBatchSkip, flagcode::kNoOwnKernel,
+        flagcode::kLibraryDominated, flagcode::kTimerMismatch, flagcode::kSanitizerError, flagcode::kAdversarialFailure,
+        flagcode::kTampering};
     v.flags.erase(std::remove_if(v.flags.begin(), v.flags.end(),
                       [&](const Flag& f) { return std::find(ours.begin(), ours.end(), f.code) != ours.end(); }),
         v.flags.end());

@@ -32,6 +32,8 @@ struct ExpectationCheck {
     bool checked = false; // the candidate declares expectations (honest or expect_flags)
     bool met = false;
     std::string detail;   // what was missing or unexpected
+    bool honest = false;  // the candidate is declared honest (no exploit flag allowed)
+    std::vector<std::string> expectedFlags; // the candidate's expect_flags
 };
 ExpectationCheck checkExpectations(const CandidateSpec& candidate, const RerunResult& result);
 

@@ -7,6 +7,15 @@
 
 namespace kwb {
 
+const std::vector<std::string_view>& allCheckNames()
+{
+    static const std::vector<std::string_view> names{check::kCoverage, check::kCorrectness, check::kDeterminism,
+        check::kInputHashes, check::kTiming, check::kFreshInputs, check::kPostTiming, check::kPersistingL2Reset,
+        check::kHostTimer, check::kOwnKernels, check::kPerCall, check::kSanitizer, check::kAdversarial,
+        check::kIsolation};
+    return names;
+}
+
 double TimingStats::correctedMedianMs() const
 {
     return eventOverheadMs ? std::max(0.0, medianMs - *eventOverheadMs) : medianMs;

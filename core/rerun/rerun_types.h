@@ -28,7 +28,38 @@ struct RerunOptions {
     bool timeReference = true;
     bool cupti = true;                   // CUPTI activity tracing of the timed window
     SizeMap sizes;                       // overrides of the problem's sizes
+    // Checks against the exploit classes of docs/security.md (issue 12). The
+    // cheap ones are on by default; the rest are selected by option.
+    bool freshInputs = true;             // fresh input contents (per-run nonce) before every timed trial
+    std::int32_t checkEvery = 10;        // compare every k-th timed trial (and the last) with the reference
+    bool postTiming = true;              // re-validate on the last timed trial's inputs after the timing loop
+    bool resetPersistingL2 = true;       // persisting-L2 limit 0 + reset before every timed batch
+    bool hostTimer = true;               // host wall clock around a device synchronize per timed batch
+    bool perCall = false;                // each call synchronised and timed alone, its output checked
+    std::vector<std::string> sanitize;   // compute-sanitizer tools: "memcheck", "initcheck", "racecheck"
+    bool adversarial = false;            // adversarial value sets + three bitwise runs
+    bool oddShapes = false;              // adversarial: an odd/non-power-of-two shape where sizes allow
 };
+
+// Names of the checks a verdict can pass through (RerunResult::checksRun).
+namespace check {
+inline constexpr std::string_view kCoverage = "coverage";
+inline constexpr std::string_view kCorrectness = "correctness";
+inline constexpr std::string_view kDeterminism = "determinism";
+inline constexpr std::string_view kInputHashes = "input_hashes";
+inline constexpr std::string_view kFreshInputs = "fresh_inputs";
+inline constexpr std::string_view kPostTiming = "post_timing";
+inline constexpr std::string_view kPersistingL2Reset = "persisting_l2_reset";
+inline constexpr std::string_view kHostTimer = "host_timer";
+inline constexpr std::string_view kOwnKernels = "own_kernels";
+inline constexpr std::string_view kPerCall = "per_call";
+inline constexpr std::string_view kSanitizer = "sanitizer";
+inline constexpr std::string_view kAdversarial = "adversarial";
+inline constexpr std::string_view kIsolation = "isolation";
+inline constexpr std::string_view kTiming = "timing";   // events + CUPTI (speedup, roofline, side streams)
+} // namespace check
+// Every check name above, in display order (the matrix's columns).
+const std::vector<std::string_view>& allCheckNames();
 
 struct DeviceInfo {
     std::string name;
@@ -123,6 +154,64 @@ struct OutputCheck : OutputMetrics {
     bool zerosPass = false;  // would all zeros pass allclose (any trial)?
     std::optional<bool> deterministic;      // two runs on equal inputs bitwise equal
     std::int64_t nondeterministicElements = 0;
+};
+
+// Timed trials that got fresh input contents, and how many were compared.
+struct FreshInputsCheck {
+    std::int32_t timedIterations = 0;
+    std::int32_t checked = 0;
+    std::int32_t failed = 0;
+    double worstRelL2 = 0.0;
+    std::string nonce; // hex of the per-run nonce the fresh contents were seeded from ("" when not recorded)
+};
+
+// Host wall clock per call around a device synchronize (per batch / trials).
+struct HostTiming {
+    std::optional<double> candidateMs;
+    std::optional<double> referenceMs;
+    std::int32_t trials = 0;
+    std::string measuredBy = "runner"; // "runner" | "judge"
+};
+
+// The per-call mode: every call synchronised and timed alone, its output checked.
+struct PerCallTiming {
+    std::optional<TimingStats> candidate;
+    std::optional<TimingStats> reference;
+    std::int32_t checked = 0;
+    std::int32_t failed = 0;
+};
+
+// The candidate's own kernels in the CUPTI window (timed stream and all others).
+struct OwnKernels {
+    std::vector<std::string> declared; // entry points / set_own_kernels names ([] = every non-library kernel is own)
+    std::vector<std::string> launched; // own kernels CUPTI saw
+    double ownMs = 0.0;
+    double libraryMs = 0.0;   // vendor libraries by the rule table (cuBLAS, cuDNN, CUTLASS, ...)
+    double frameworkMs = 0.0; // anything else that is not own (PyTorch's ATen kernels, ...)
+    double totalMs = 0.0;
+    double share = 0.0;       // ownMs / totalMs (0 when nothing ran)
+};
+
+struct SanitizerReport {
+    std::string tool;        // "memcheck" | "initcheck" | "racecheck"
+    std::int64_t errors = 0;
+    std::string firstReport; // the first error's text, trimmed
+};
+
+// One adversarial value set (or the odd shape) against the reference.
+struct AdversarialCheck {
+    std::string set; // "near_max" | "near_zero" | "mixed_scale" | "all_equal" | "signed" | "odd_shape" | "determinism"
+    bool passed = false;
+    double relL2 = 0.0;
+    double maxAbsError = 0.0;
+    std::string message; // why it was skipped / what failed ("" when it passed)
+};
+
+struct IsolationInfo {
+    std::string referenceProcess; // "separate" | "same"
+    std::string sandbox;          // "landlock+seccomp" | "seccomp" | "none"
+    std::string whyNot;
+    std::vector<std::string> violations;
 };
 
 struct InputCheck {

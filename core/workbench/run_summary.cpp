@@ -1,5 +1,6 @@
 #include "workbench/run_summary.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "base/text_table.h"
@@ -36,6 +37,7 @@ RunSummary summarizeOutcome(const RerunOutcome& o, const std::string& recordId)
     if (r.referenceTiming && r.referenceTiming->trials > 0) s.referenceMs = r.referenceTiming->medianMs;
     s.speedup = r.speedup;
     s.flags = r.flags;
+    s.checksRun = r.checksRun;
     s.device = r.device.name;
     s.runnerRestarted = r.runnerRestarted;
     return s;
@@ -67,12 +69,17 @@ nlohmann::json runSummaryToJson(const RunSummary& s)
     j["reference_median_ms"] = opt(s.referenceMs);
     j["speedup"] = opt(s.speedup);
     j["flags"] = nlohmann::json::array();
-    for (const auto& f : s.flags) j["flags"].push_back({{"code", f.code}, {"severity", f.severity}, {"reason", f.reason}});
+    for (const auto& f : s.flags)
+        j["flags"].push_back({{"code", f.code}, {"severity", f.severity}, {"check", std::string(checkOfFlag(f.code))},
+            {"reason", f.reason}});
+    if (!s.checksRun.empty()) j["checks_run"] = s.checksRun;
     if (!s.device.empty()) j["device"] = s.device;
     if (s.runnerRestarted) j["runner_restarted"] = true;
     if (s.expectation.checked) {
         j["expectation"] = {{"met", s.expectation.met}};
         if (!s.expectation.detail.empty()) j["expectation"]["detail"] = s.expectation.detail;
+        if (s.expectation.honest) j["expectation"]["honest"] = true;
+        if (!s.expectation.expectedFlags.empty()) j["expectation"]["expected_flags"] = s.expectation.expectedFlags;
     }
     return j;
 }
@@ -92,13 +99,28 @@ std::string ms(const std::optional<double>& v)
     return v ? fixed(*v, 4) : "-";
 }
 
+// The checks beyond the basic ones (coverage, correctness, determinism, input
+// hashes, timing), abbreviated for the table's "checks" column.
+std::string checksColumn(const std::vector<std::string>& ran)
+{
+    if (ran.empty()) return "-";
+    static const std::vector<std::pair<std::string_view, const char*>> shortNames{{check::kFreshInputs, "fresh"},
+        {check::kPostTiming, "post"}, {check::kPersistingL2Reset, "l2p"}, {check::kHostTimer, "host"},
+        {check::kOwnKernels, "own"}, {check::kPerCall, "percall"}, {check::kSanitizer, "san"},
+        {check::kAdversarial, "adv"}, {check::kIsolation, "iso"}};
+    std::string out = "base";
+    for (const auto& [name, abbrev] : shortNames)
+        if (std::find(ran.begin(), ran.end(), name) != ran.end()) out += std::string("+") + abbrev;
+    return out;
+}
+
 } // namespace
 
 std::string runSummariesTable(const std::vector<RunSummary>& summaries, bool withExpectations)
 {
     using A = TextTable::Align;
-    std::vector<std::string> header{"candidate", "status", "correct", "coverage", "median_ms", "ref_ms", "speedup", "flags"};
-    std::vector<A> align{A::Left, A::Left, A::Right, A::Right, A::Right, A::Right, A::Right, A::Left};
+    std::vector<std::string> header{"candidate", "status", "correct", "coverage", "median_ms", "ref_ms", "speedup", "flags", "checks"};
+    std::vector<A> align{A::Left, A::Left, A::Right, A::Right, A::Right, A::Right, A::Right, A::Left, A::Left};
     if (withExpectations) {
         header.push_back("expected");
         align.push_back(A::Left);
@@ -108,7 +130,7 @@ std::string runSummariesTable(const std::vector<RunSummary>& summaries, bool wit
     for (const auto& s : summaries) {
         std::vector<std::string> row{s.candidateId};
         if (!s.completed) {
-            row.insert(row.end(), {"error", "-", "-", "-", "-", "-", "-"});
+            row.insert(row.end(), {"error", "-", "-", "-", "-", "-", "-", "-"});
             reasons += "  " + s.candidateId + ": " + s.message + "\n";
         } else {
             row.push_back(s.status);
@@ -120,9 +142,12 @@ std::string runSummariesTable(const std::vector<RunSummary>& summaries, bool wit
             std::string codes;
             for (const auto& f : s.flags) {
                 codes += (codes.empty() ? "" : ",") + f.code;
-                reasons += "  " + s.candidateId + ": [" + f.severity + "] " + f.code + ": " + f.reason + "\n";
+                const std::string_view check = checkOfFlag(f.code);
+                reasons += "  " + s.candidateId + ": [" + f.severity + "] " + f.code + ": " + f.reason
+                    + (check == "status" ? std::string() : " [check: " + std::string(check) + "]") + "\n";
             }
             row.push_back(codes.empty() ? "-" : codes);
+            row.push_back(checksColumn(s.checksRun));
         }
         if (withExpectations) {
             row.push_back(!s.expectation.checked ? "-" : s.expectation.met ? "met" : "NOT MET");

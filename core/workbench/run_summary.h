@@ -35,6 +35,7 @@ struct RunSummary {
     std::optional<double> referenceMs;
     std::optional<double> speedup;
     std::vector<Flag> flags;
+    std::vector<std::string> checksRun; // provenance: the checks the verdict passed through
     std::string device;
     bool runnerRestarted = false;
     ExpectationCheck expectation;
@@ -46,7 +47,8 @@ RunSummary summarizeOutcome(const RerunOutcome& outcome, const std::string& reco
 nlohmann::json runSummaryToJson(const RunSummary& summary);
 
 // One row per summary: candidate, status, correct, coverage, times, speedup,
-// flag codes; then every flag's reason, one per line.
+// flag codes, the checks that ran; then every flag's reason (with the check it
+// came from), one per line.
 std::string runSummariesTable(const std::vector<RunSummary>& summaries, bool withExpectations);
 
 // `kwb rerun --format json`'s outcome object: the summary and the whole result.

@@ -1,5 +1,7 @@
 #include "simulated_executor.h"
 
+#include <algorithm>
+
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -149,6 +151,66 @@ Result<RerunResult> SimulatedExecutor::execute(const RerunRequest& request, cons
         r.candidateCupti.otherStreamMs = 0.5;
         r.candidateCupti.streams.push_back(13);
         r.candidateCupti.kernels.push_back({"reluKernel", 13, 5, 0.5, false});
+    }
+    // Issue 12's checks as the GPU executor reports them, with the fixtures' exploits
+    // acted out by candidate id (memoize, drift, host_compute, cublas_only, batch_skip,
+    // identity, oob), so the protocol, the flags, the table and the matrix are exercised.
+    const RerunOptions& o = request.options;
+    for (std::string_view c : {check::kCoverage, check::kCorrectness, check::kDeterminism, check::kInputHashes,
+             check::kTiming})
+        r.markCheck(c);
+    if (o.resetPersistingL2) r.markCheck(check::kPersistingL2Reset);
+    if (o.freshInputs) {
+        const bool stale = id.find("memoize") != std::string::npos || id.find("drift") != std::string::npos
+            || id.find("batch_skip") != std::string::npos || id.find("host_compute") != std::string::npos;
+        r.freshInputs = FreshInputsCheck{o.trials, std::max(1, o.trials / 10), stale ? std::max(1, o.trials / 10) : 0,
+            stale ? 0.8 : 1e-7, "5eed5eed5eed5eed"};
+        r.markCheck(check::kFreshInputs);
+    }
+    OwnKernels own;
+    if (id.find("cublas_only") != std::string::npos) {
+        r.candidateCupti.kernels = {{"sm90_xmma_gemm_f32f32_f32f32_f32_nn_n", 7, 1, 0.1, true}};
+        own.libraryMs = own.totalMs = 0.1;
+    } else {
+        own.launched = {id + "_kernel"};
+        own.ownMs = own.totalMs = 0.1;
+        own.share = 1.0;
+    }
+    r.ownKernels = own;
+    r.markCheck(check::kOwnKernels);
+    if (o.postTiming && !r.outputs.empty()) {
+        OutputCheck post = r.outputs.front();
+        post.trials = 1;
+        post.trialsPassed = id.find("drift") != std::string::npos ? 0 : 1;
+        post.passed = post.trialsPassed == 1;
+        if (!post.passed) post.relL2Error = 1.0;
+        r.postTiming.push_back(post);
+        r.markCheck(check::kPostTiming);
+    }
+    if (o.hostTimer) {
+        HostTiming h;
+        h.candidateMs = id.find("host_compute") != std::string::npos ? 0.7 : 0.105;
+        h.trials = 5;
+        r.hostTiming = h;
+        r.markCheck(check::kHostTimer);
+    }
+    if (o.perCall) {
+        PerCallTiming pc;
+        const double perCallMs = id.find("batch_skip") != std::string::npos ? 0.5 : 0.11;
+        pc.candidate = summarizeTimings({perCallMs, perCallMs});
+        pc.checked = 2;
+        r.perCallTiming = pc;
+        r.markCheck(check::kPerCall);
+    }
+    if (o.adversarial) {
+        const bool wrong = id.find("identity") != std::string::npos;
+        r.adversarial.push_back({"signed", !wrong, wrong ? 1.2 : 1e-7, wrong ? 2.0 : 0.0, wrong ? "output 'out': relative L2 error above 0.001" : ""});
+        r.markCheck(check::kAdversarial);
+    }
+    for (const auto& tool : o.sanitize) {
+        const bool oob = id.find("oob") != std::string::npos && tool == "memcheck";
+        r.sanitizer.push_back({tool, oob ? 4096 : 0, oob ? "Invalid __global__ read of size 4 bytes\nat relu_oob+0x90" : ""});
+        r.markCheck(check::kSanitizer);
     }
     r.status = RerunStatus::Ok;
     r.wallMs = 1.0;

@@ -188,6 +188,26 @@ RerunResult fullResult()
     r.rooflineFloorMs = 2.56e-6;
     r.wallMs = 850.0;
     r.overheadMs = 120.0;
+    // Issue 12's members.
+    r.checksRun = {"coverage", "correctness", "determinism", "input_hashes", "timing", "fresh_inputs", "post_timing",
+        "persisting_l2_reset", "host_timer", "own_kernels", "per_call", "sanitizer", "adversarial", "isolation"};
+    r.freshInputs = FreshInputsCheck {100, 10, 2, 0.5, "9e3779b97f4a7c15"};
+    OutputCheck post = o;
+    post.trials = 1;
+    r.postTiming.push_back(post);
+    r.hostTiming = HostTiming {0.0625, 0.125, 20, "runner"};
+    PerCallTiming pc;
+    pc.candidate = summarizeTimings({0.02, 0.025});
+    pc.reference = summarizeTimings({0.0625});
+    pc.checked = 2;
+    pc.failed = 1;
+    r.perCallTiming = pc;
+    r.ownKernels = OwnKernels {{"vector_add_partial"}, {"vector_add_partial"}, 0.03125, 0.25, 0.0, 0.28125, 0.111111};
+    r.sanitizer.push_back({"memcheck", 2, "Invalid __global__ read of size 4 bytes\n    at vector_add_partial+0x70"});
+    r.sanitizer.push_back({"racecheck", 0, ""});
+    r.adversarial.push_back({"near_max", true, 1.5e-7, 2.0, ""});
+    r.adversarial.push_back({"signed", false, 1.25, 0.75, "output 'out': relative L2 error above 0.001"});
+    r.isolation = IsolationInfo {"separate", "landlock+seccomp", "", {"open /proc/self/mem for writing"}};
     r.flags.push_back({"low_coverage", "out: 25% of the elements written", "error", {}});
     r.flags.push_back({"zero_acceptance", "all zeros would pass allclose", "warning", {}});
     r.fatal = true;
@@ -348,6 +368,12 @@ void TestGoldenProtocol::corruptedGoldensNameTheMember_data()
         "[references[0]]: schema error: expected a string");
     row("negative seed", "rerun", "\"seed\":123456789012345", "\"seed\":-1",
         "[options.seed]: schema error: expected a non-negative integer");
+    row("fresh counts", "result", "\"checked\":10,\"failed\":2", "\"checked\":1,\"failed\":2",
+        "[fresh_inputs]: schema error: failed must be within 0..checked");
+    row("measured by", "result", "\"measured_by\":\"runner\"", "\"measured_by\":\"candidate\"",
+        "[host_timing]: schema error: measured_by must be 'runner' or 'judge'");
+    row("sanitizer tool", "rerun", "\"sizes\":{", "\"sanitize\":[\"valgrind\"],\"sizes\":{",
+        "[options]: schema error: sanitize names a tool other than");
     row("grid check", "result", "\"written_fraction\":[1.0,0.0,0.0,0.0]", "\"written_fraction\":[1.0]",
         "[coverage[0].grid]: schema error: rows * cols differs");
 }

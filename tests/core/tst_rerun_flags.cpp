@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "rerun/flags.h"
@@ -78,6 +79,8 @@ private Q_SLOTS:
     void exploitClasses_data();
     void exploitClasses();
     void thresholds();
+    void precisionFromData();
+    void newChecksQuietWhenClean();
     void halfPrecisionNames_data();
     void halfPrecisionNames();
 };
@@ -126,8 +129,12 @@ void TestRerunFlags::exploitClasses_data()
     }) << "side_stream_work" << "error" << "3 kernel(s) ran on streams other than the timed one" << 1;
     QTest::addRow("fp16 error signature") << Mutation([](RerunResult& r) { r.outputs[0].relL2Error = 3.2e-4; })
                                           << "precision_downgrade" << "warning" << "relative L2 error 0.00032" << 1;
-    QTest::addRow("fp16 kernel name") << Mutation([](RerunResult& r) { r.candidateCupti.kernels[0].name = "gemm_fp16_kernel"; })
-                                      << "precision_downgrade" << "warning" << "kernel 'gemm_fp16_kernel'" << 1;
+    // A half-named kernel counts where the error is above honest fp32's bound (1e-6 for
+    // an elementwise result) even below the band's 5e-6.
+    QTest::addRow("fp16 kernel name") << Mutation([](RerunResult& r) {
+        r.candidateCupti.kernels[0].name = "gemm_fp16_kernel";
+        r.outputs[0].relL2Error = 3e-6;
+    }) << "precision_downgrade" << "warning" << "kernel 'gemm_fp16_kernel'" << 1;
     QTest::addRow("input mutation") << Mutation([](RerunResult& r) {
         r.inputs[0].hashAfter = "ffff";
         r.inputs[0].mutated = true;
@@ -135,7 +142,66 @@ void TestRerunFlags::exploitClasses_data()
     QTest::addRow("nondeterminism") << Mutation([](RerunResult& r) {
         r.outputs[0].deterministic = false;
         r.outputs[0].nondeterministicElements = 17;
-    }) << "nondeterministic" << "warning" << "(17 elements)" << 1;
+    }) << "nondeterministic" << "info" << "(17 elements): a note" << 1;
+    // Issue 12's exploit classes.
+    QTest::addRow("memoized output") << Mutation([](RerunResult& r) {
+        r.freshInputs = FreshInputsCheck{100, 10, 9, 0.71, "00ff"};
+    }) << "memoized_output" << "error" << "9 of 10 checked timed trials are wrong on their fresh inputs" << 1;
+    QTest::addRow("state drift") << Mutation([](RerunResult& r) {
+        OutputCheck post = r.outputs[0];
+        post.trials = 1;
+        post.trialsPassed = 0;
+        post.passed = false;
+        post.relL2Error = 1.0;
+        post.outOfToleranceShare = 0.5;
+        r.postTiming.push_back(post);
+    }) << "state_drift" << "error" << "wrong when re-validated after the timing loop" << 1;
+    QTest::addRow("batch skip by time") << Mutation([](RerunResult& r) {
+        PerCallTiming pc;
+        pc.candidate = summarizeTimings({0.5, 0.5, 0.5});
+        pc.checked = 3;
+        r.perCallTiming = pc;
+    }) << "batch_skip" << "error" << "timed alone, a call takes 0.5 ms against 0.1 ms in the batch" << 1;
+    QTest::addRow("batch skip by output") << Mutation([](RerunResult& r) {
+        PerCallTiming pc;
+        pc.candidate = summarizeTimings({0.1, 0.1});
+        pc.checked = 30;
+        pc.failed = 27;
+        r.perCallTiming = pc;
+    }) << "batch_skip" << "error" << "27 of 30 calls timed alone gave a wrong output" << 1;
+    QTest::addRow("no own kernel") << Mutation([](RerunResult& r) {
+        OwnKernels k;
+        k.declared = {"gemm_custom"};
+        k.libraryMs = 0.1;
+        k.totalMs = 0.1;
+        r.ownKernels = k;
+    }) << "no_own_kernel" << "error" << "declares gemm_custom but none of them ran" << 1;
+    QTest::addRow("library dominated") << Mutation([](RerunResult& r) {
+        OwnKernels k;
+        k.launched = {"fused_epilogue"};
+        k.ownMs = 0.02;
+        k.libraryMs = 0.08;
+        k.totalMs = 0.1;
+        k.share = 0.2;
+        r.ownKernels = k;
+    }) << "library_dominated" << "info" << "take 20% of the timed GPU time" << 1;
+    QTest::addRow("timer mismatch") << Mutation([](RerunResult& r) {
+        HostTiming h;
+        h.candidateMs = 4.2;
+        h.trials = 20;
+        r.hostTiming = h;
+    }) << "timer_mismatch" << "error" << "4.2 ms per call (runner, 20 calls) against the events' 0.1 ms" << 1;
+    QTest::addRow("sanitizer") << Mutation([](RerunResult& r) {
+        r.sanitizer.push_back({"memcheck", 4096, "Invalid __global__ read of size 4 bytes\nat relu_oob+0x90"});
+    }) << "sanitizer_error" << "error" << "memcheck found 4096 error(s): Invalid __global__ read of size 4 bytes" << 1;
+    QTest::addRow("adversarial") << Mutation([](RerunResult& r) {
+        r.adversarial.push_back({"near_max", true, 1e-7, 0.0, ""});
+        r.adversarial.push_back({"signed", false, 1.41, 3.2, "output 'out': relative L2 error above 0.001"});
+        r.adversarial.push_back({"determinism", false, 0, 0, "12 elements differ"});
+    }) << "adversarial_failure" << "error" << "adversarial input set 'signed' (relative L2 error 1.41" << 1;
+    QTest::addRow("tampering") << Mutation([](RerunResult& r) {
+        r.isolation = IsolationInfo{"separate", "landlock+seccomp", "", {"write to /proc/self/mem"}};
+    }) << "tampering" << "error" << "write to /proc/self/mem" << 1;
     QTest::addRow("fault") << Mutation([](RerunResult& r) {
         r.status = RerunStatus::Fault;
         r.message = "an illegal memory access was encountered\nmore";
@@ -213,6 +279,96 @@ void TestRerunFlags::thresholds()
     r.candidateCupti.available = false;
     r.candidateCupti.otherStreamKernels = 4;
     QVERIFY(deriveFlags(r).empty());
+}
+
+// The precision rule from the suite's honest fp32 data on the H200
+// (datasets/evaluations/suite_h200.jsonl, datasets/kernelbench_dlrm/evaluations).
+void TestRerunFlags::precisionFromData()
+{
+    // kb1_94 mse_loss two_kernels: 4.86e-6 over a reduction of 2^30 elements into one
+    // output, honest fp32 (the old fixed band started at 5e-6, a hair above it).
+    RerunResult mse = honest();
+    mse.outputs[0].count = 1;
+    mse.outputs[0].relL2Error = 4.8576218880556175e-06;
+    mse.flops = 3.0 * 32768.0 * 32768.0;
+    QVERIFY2(deriveFlags(mse).empty(), qPrintable(joined(deriveFlags(mse))));
+    QVERIFY(honestFp32RelL2Bound(mse) > 1e-3); // sqrt(3 * 2^30) * 2^-24
+    // kb1_47 sum_dim1 thread_per_output: a serial fp32 sum of 4096 values, 8.41e-7:
+    // the largest ratio to sqrt(L) * 2^-24 (0.22) in the data.
+    RerunResult sum = honest();
+    sum.outputs[0].count = 128 * 4095;
+    sum.outputs[0].relL2Error = 8.413599201285386e-07;
+    sum.flops = 128.0 * 4096.0 * 4095.0;
+    QVERIFY(deriveFlags(sum).empty());
+    QVERIFY(8.413599201285386e-07 / (std::sqrt(4096.0) * 5.960464477539063e-08) < 0.23);
+    // The known false positive: DLRM-Bench 12_EmbeddingBagSumHalfTable, an fp16 table
+    // (the problem's own storage precision), fp32 math, rel-L2 4.2e-9, flagged by the
+    // kernel-name rule alone. An error of exact fp32 math says no half arithmetic.
+    RerunResult bag = honest();
+    bag.outputs[0].relL2Error = 4.209738160485113e-09;
+    bag.candidateCupti.kernels[0].name = "embedding_bag_sum_half_table_kernel";
+    QVERIFY2(deriveFlags(bag).empty(), qPrintable(joined(deriveFlags(bag))));
+    // kb1_26 gelu half_precision (the suite's downgrade exploit): 3.87e-4 elementwise.
+    RerunResult gelu = honest();
+    gelu.outputs[0].relL2Error = 0.0003866280428706749;
+    gelu.flops = 8.0 * gelu.outputs[0].count;
+    QCOMPARE(codes(deriveFlags(gelu)), std::vector<std::string>{"precision_downgrade"});
+    // An fp16-input GEMM with fp32 accumulation (1.4e-5, K = 1024) is still caught.
+    RerunResult gemm = honest();
+    gemm.outputs[0].count = 1024 * 1024;
+    gemm.outputs[0].relL2Error = 1.4e-5;
+    gemm.flops = 2.0 * 1024 * 1024 * 1024;
+    QCOMPARE(codes(deriveFlags(gemm)), std::vector<std::string>{"precision_downgrade"});
+    QCOMPARE(reductionLengthOf(gemm), 2048.0);
+}
+
+// Every new check ran and found nothing: no flag; a legitimately large speedup is a note.
+void TestRerunFlags::newChecksQuietWhenClean()
+{
+    RerunResult r = honest();
+    r.freshInputs = FreshInputsCheck{100, 10, 0, 3e-7, "ab"};
+    OutputCheck post = r.outputs[0];
+    post.trials = 1;
+    post.trialsPassed = 1;
+    r.postTiming.push_back(post);
+    HostTiming h;
+    h.candidateMs = 0.11;
+    h.trials = 20;
+    r.hostTiming = h;
+    OwnKernels k;
+    k.launched = {"vector_add"};
+    k.ownMs = k.totalMs = 0.1;
+    k.share = 1.0;
+    r.ownKernels = k;
+    PerCallTiming pc;
+    pc.candidate = summarizeTimings({0.12, 0.12});
+    pc.checked = 2;
+    r.perCallTiming = pc;
+    r.sanitizer.push_back({"memcheck", 0, ""});
+    r.adversarial.push_back({"signed", true, 2e-7, 1e-7, ""});
+    r.adversarial.push_back({"determinism", false, 0, 0, "3 elements differ"}); // a note, not a failure
+    r.isolation = IsolationInfo{"separate", "seccomp", "", {}};
+    QVERIFY2(deriveFlags(r).empty(), qPrintable(joined(deriveFlags(r))));
+    // diag(A) @ B as row scaling: 90x over the dense GEMM, every check clean -> a note.
+    r.speedup = 90.0;
+    auto flags = deriveFlags(r);
+    QCOMPARE(codes(flags), std::vector<std::string>{"excessive_speedup"});
+    QCOMPARE(qs(flags[0].severity), QStringLiteral("info"));
+    QVERIFY(isNoteFlag(flags[0]));
+    // The same speedup with a memoized timed trial stays a warning.
+    r.freshInputs->failed = 1;
+    flags = deriveFlags(r);
+    const auto it = std::find_if(flags.begin(), flags.end(), [](const Flag& f) { return f.code == "excessive_speedup"; });
+    QVERIFY(it != flags.end());
+    QCOMPARE(qs(it->severity), QStringLiteral("warning"));
+    // Each flag names its check.
+    QCOMPARE(std::string(checkOfFlag("memoized_output")), std::string("fresh_inputs"));
+    QCOMPARE(std::string(checkOfFlag("state_drift")), std::string("post_timing"));
+    QCOMPARE(std::string(checkOfFlag("batch_skip")), std::string("per_call"));
+    QCOMPARE(std::string(checkOfFlag("timer_mismatch")), std::string("host_timer"));
+    QCOMPARE(std::string(checkOfFlag("no_own_kernel")), std::string("own_kernels"));
+    QCOMPARE(std::string(checkOfFlag("incorrect")), std::string("correctness"));
+    QCOMPARE(std::string(checkOfFlag("tampering")), std::string("isolation"));
 }
 
 void TestRerunFlags::halfPrecisionNames_data()

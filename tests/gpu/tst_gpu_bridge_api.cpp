@@ -123,9 +123,38 @@ void deviceChecks()
 
 } // namespace
 
+// ABI 3 (issue 12), host side: members measured elsewhere are decoded strictly,
+// own-kernel names and comparison kinds are checked before any device work.
+void abi3Checks()
+{
+    void* s = kwb_bridge_session_create();
+    GT_CHECK(kwb_bridge_session_set_member(s, "host_timing",
+                 R"({"candidate_ms": 0.5, "reference_ms": 0.75, "trials": 5, "measured_by": "judge"})") == 0);
+    GT_CHECK(kwb_bridge_session_set_member(s, "host_timing", R"({"candidate_ms": "fast", "measured_by": "judge"})") < 0);
+    GT_CHECK(std::strstr(kwb_bridge_last_error(), "host_timing.candidate_ms") != nullptr);
+    GT_CHECK(kwb_bridge_session_set_member(s, "host_timing", R"({"measured_by": "candidate"})") < 0);
+    GT_CHECK(std::strstr(kwb_bridge_last_error(), "measured_by") != nullptr);
+    GT_CHECK(kwb_bridge_session_set_member(s, "verdict", "{}") < 0);
+    GT_CHECK(kwb_bridge_session_set_member(s, "isolation", "not json") < 0);
+    GT_CHECK(kwb_bridge_session_set_member(s, "isolation",
+                 R"({"reference_process": "separate", "sandbox": "seccomp", "violations": ["ptrace"]})") == 0);
+    GT_CHECK(kwb_bridge_session_set_own_kernels(s, "fused_epilogue\nrelu_kernel\n\n") == 0);
+    GT_CHECK(kwb_bridge_session_check(s, "everything", 0, "out", nullptr, reinterpret_cast<const float*>(16), 1, nullptr) < 0);
+    GT_CHECK(std::strstr(kwb_bridge_last_error(), "unknown kind 'everything'") != nullptr);
+    const int64_t size = kwb_bridge_session_result_size(s);
+    GT_CHECK(size > 0);
+    std::string text(static_cast<std::size_t>(size > 0 ? size : 1), '\0');
+    GT_CHECK(kwb_bridge_session_result_json(s, text.data(), size) > 0);
+    GT_CHECK(text.find("\"measured_by\":\"judge\"") != std::string::npos);
+    GT_CHECK(text.find("\"violations\":[\"ptrace\"]") != std::string::npos);
+    GT_CHECK(text.find("\"isolation\"") != std::string::npos && text.find("\"host_timer\"") != std::string::npos);
+    kwb_bridge_session_destroy(s);
+}
+
 int main()
 {
     hostChecks();
+    abi3Checks();
     int devices = 0;
     const cudaError_t err = cudaGetDeviceCount(&devices);
     if (err != cudaSuccess || devices == 0)

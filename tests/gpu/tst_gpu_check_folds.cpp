@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu/checks/output_checks.h"
+#include "gpu/pipeline/sanitizer_pass.h"
 #include "gpu/timing/cupti_summary.h"
 #include "gpu_test.h"
 
@@ -106,6 +107,46 @@ void cuptiSummary()
     GT_CHECK(s.note.find("dropped 2") != std::string::npos);
 }
 
+// compute-sanitizer's report as the runner reads it (the format of CUDA 12/13's
+// compute-sanitizer; the sanitizer pass itself needs a GPU and runs on the H200).
+void sanitizerReport()
+{
+    const std::string memcheck = "========= COMPUTE-SANITIZER\n"
+                                 "========= Invalid __global__ read of size 4 bytes\n"
+                                 "=========     at relu_oob+0x90\n"
+                                 "=========     by thread (31,0,0) in block (3906,0,0)\n"
+                                 "=========     Address 0x7f2a3c3d0900 is out of bounds\n"
+                                 "=========     and is 16,129 bytes after the nearest allocation at 0x7f2a3c000000 of size 256,000,000 bytes\n"
+                                 "=========\n"
+                                 "========= Invalid __global__ read of size 4 bytes\n"
+                                 "=========     at relu_oob+0x90\n"
+                                 "========= ERROR SUMMARY: 4096 errors\n"
+                                 "========= Target application returned an error\n";
+    const kwb::SanitizerReport r = kwb::gpu::parseSanitizerLog("memcheck", memcheck);
+    GT_CHECK(r.tool == "memcheck");
+    GT_CHECK_EQ(r.errors, 4096);
+    GT_CHECK(r.firstReport.rfind("Invalid __global__ read of size 4 bytes\nat relu_oob+0x90", 0) == 0);
+    GT_CHECK(r.firstReport.find("out of bounds") != std::string::npos);
+    GT_CHECK(r.firstReport.find("ERROR SUMMARY") == std::string::npos);
+    const kwb::SanitizerReport clean = kwb::gpu::parseSanitizerLog("racecheck",
+        "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"
+        "========= ERROR SUMMARY: 0 errors\n");
+    GT_CHECK_EQ(clean.errors, 0);
+    GT_CHECK(clean.firstReport.empty());
+    const kwb::SanitizerReport init = kwb::gpu::parseSanitizerLog("initcheck",
+        "========= Uninitialized __global__ memory read of size 4 bytes\n=========     at k+0x10\n"
+        "========= ERROR SUMMARY: 1 error\n");
+    GT_CHECK_EQ(init.errors, 1);
+    GT_CHECK(init.firstReport.rfind("Uninitialized __global__ memory read", 0) == 0);
+    // An error in the harness's own kernels is not the candidate's.
+    const kwb::SanitizerReport harness = kwb::gpu::parseSanitizerLog("initcheck",
+        "========= Uninitialized __global__ memory read of size 16 bytes\n"
+        "=========     at void kwb::gpu::(anonymous namespace)::scanPassA(const uint4 *, long)+0x40\n"
+        "========= ERROR SUMMARY: 1 error\n");
+    GT_CHECK_EQ(harness.errors, 0);
+    GT_CHECK(harness.firstReport.empty());
+}
+
 } // namespace
 
 int main()
@@ -113,5 +154,6 @@ int main()
     correctnessFold();
     inputFold();
     cuptiSummary();
+    sanitizerReport();
     return kwb::gputest::finish(kTestName);
 }

@@ -720,7 +720,7 @@ private Q_SLOTS:
         QCOMPARE(window.viewNames(),
             (QStringList{QStringLiteral("records"), QStringLiteral("distributions"), QStringLiteral("workloads"),
                 QStringLiteral("coverage"), QStringLiteral("suspicious"), QStringLiteral("claims"),
-                QStringLiteral("zero_acceptance"), QStringLiteral("scale_sweep")}));
+                QStringLiteral("zero_acceptance"), QStringLiteral("scale_sweep"), QStringLiteral("exploit_matrix")}));
         // A chart pick lands in the records view.
         QVERIFY(window.showView(QStringLiteral("distributions")));
         QString what;

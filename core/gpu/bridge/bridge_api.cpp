@@ -315,6 +315,69 @@ int kwb_bridge_session_time(void* session, int reference, KwbBridgeLaunchFn laun
     });
 }
 
+int kwb_bridge_session_time_ex(void* session, const KwbBridgeTimeArgs* a)
+{
+    if (!session || !a || !a->launch) return fail("session time_ex: null argument");
+    return guarded([&] {
+        kwb::RerunOptions o;
+        o.warmup = a->warmup;
+        o.trials = a->trials;
+        o.l2Flush = a->l2_flush != 0;
+        o.cupti = a->cupti != 0;
+        o.perCall = a->per_call != 0;
+        o.resetPersistingL2 = a->reset_persisting_l2 != 0;
+        o.hostTimer = true;
+        const char* who = a->reference ? "the reference" : "the candidate";
+        const kwb::gpu::LaunchFn fn = [&](cudaStream_t st) {
+            if (a->launch(a->user, st) == 0) return kwb::Status::ok();
+            return kwb::Status(kwb::ErrorCode::GpuError, std::string("launching ") + who + " failed");
+        };
+        kwb::gpu::LaunchFn refresh;
+        if (a->refresh)
+            refresh = [&](cudaStream_t st) {
+                if (a->refresh(a->refresh_user, st) == 0) return kwb::Status::ok();
+                return kwb::Status(kwb::ErrorCode::GpuError, "writing fresh inputs failed");
+            };
+        return fromStatus(asSession(session)->timeEx(a->reference != 0, fn, refresh, asStream(a->stream), o));
+    });
+}
+
+int kwb_bridge_session_set_own_kernels(void* session, const char* names)
+{
+    if (!session || !names) return fail("session own kernels: null argument");
+    return guarded([&] {
+        std::vector<std::string> list;
+        std::string line;
+        for (const char* p = names;; ++p) {
+            if (*p == '\n' || *p == '\0') {
+                while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+                if (!line.empty()) list.push_back(line);
+                line.clear();
+                if (*p == '\0') break;
+            } else {
+                line += *p;
+            }
+        }
+        asSession(session)->setOwnKernels(std::move(list));
+        return 0;
+    });
+}
+
+int kwb_bridge_session_check(void* session, const char* which, int index, const char* name, const float* out,
+    const float* ref, int64_t count, void* stream)
+{
+    if (!session || !which || !name || !ref || count < 0) return fail("session check: bad arguments");
+    return guarded([&] {
+        return fromStatus(asSession(session)->check(which, index, name, out, ref, count, asStream(stream)));
+    });
+}
+
+int kwb_bridge_session_set_member(void* session, const char* member, const char* json)
+{
+    if (!session || !member || !json) return fail("session set_member: null argument");
+    return guarded([&] { return fromStatus(asSession(session)->setMember(member, json)); });
+}
+
 namespace {
 
 std::string sessionJson(BridgeSession& s)

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define KWB_BRIDGE_ABI_VERSION 2
+#define KWB_BRIDGE_ABI_VERSION 3
 
 int kwb_bridge_abi_version(void);
 const char* kwb_bridge_last_error(void);
@@ -135,6 +135,37 @@ int kwb_bridge_session_time(void* session, int reference, KwbBridgeLaunchFn laun
 // is too small; kwb_bridge_session_result_size() gives the size needed).
 int64_t kwb_bridge_session_result_json(void* session, char* buffer, int64_t capacity);
 int64_t kwb_bridge_session_result_size(void* session);
+
+// ---- ABI 3 (issue 12): fresh inputs, the persisting-L2 reset, the host
+// timer, the per-call mode, own kernels, more comparisons, members measured
+// elsewhere, and the sandbox (implemented in core/sandbox).
+
+typedef struct KwbBridgeTimeArgs {
+    int reference;                 // 0: the candidate
+    KwbBridgeLaunchFn launch;
+    void* user;
+    KwbBridgeLaunchFn refresh;     // may be NULL: called on the host before each trial, outside the timed region, to write fresh input contents on the stream
+    void* refresh_user;
+    void* stream;
+    int warmup;
+    int trials;
+    int l2_flush;
+    int cupti;
+    int per_call;                  // also time each call alone (synchronised); check its outputs with kwb_bridge_session_check("per_call", ...)
+    int reset_persisting_l2;
+} KwbBridgeTimeArgs;
+// Fills candidate/reference timing, CUPTI, host_timing (measured_by "runner") and per_call_timing.
+int kwb_bridge_session_time_ex(void* session, const KwbBridgeTimeArgs* args);
+// The sample's own __global__ names, one per line: CUPTI then fills own_kernels.
+int kwb_bridge_session_set_own_kernels(void* session, const char* names_newline_separated);
+// One more comparison, folded into `which`: "post_timing" | "fresh_inputs" | "per_call" | "adversarial:<set>".
+int kwb_bridge_session_check(void* session, const char* which, int index, const char* name, const float* out,
+    const float* ref, int64_t count, void* stream);
+// Strict-decodes a member measured elsewhere (e.g. the worker's timing,
+// host_timing by the judge, isolation) into the session's result; rejects what the decoder rejects.
+int kwb_bridge_session_set_member(void* session, const char* member, const char* json);
+// Implemented by core/sandbox: 0 = entered, 1 = not available here (why_not says why), < 0 = error.
+int kwb_bridge_sandbox_enter(const char* writable_dirs_colon_separated, char* why_not, int capacity);
 
 #ifdef __cplusplus
 }

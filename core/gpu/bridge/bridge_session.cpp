@@ -6,6 +6,7 @@
 #include "gpu/checks/output_checks.h"
 #include "gpu/device/gpu_check.h"
 #include "gpu/timing/timed_run.h"
+#include "rerun/own_kernels.h"
 #include "problems/tolerance_policy.h"
 
 namespace kwb::gpu {
@@ -25,6 +26,8 @@ void BridgeSession::reset()
 {
     m_result = RerunResult();
     m_hashBefore.clear();
+    m_ownKernels.clear();
+    m_ownKernelsSet = false;
 }
 
 Status BridgeSession::ensureDevice()
@@ -104,6 +107,7 @@ Status BridgeSession::addDeterminism(int index, const std::string& name, const v
     OutputCheck& c = output(index, name);
     c.deterministic = differing == 0;
     c.nondeterministicElements = differing;
+    m_result.markCheck(check::kDeterminism);
     return Status::ok();
 }
 
@@ -143,9 +147,130 @@ Status BridgeSession::time(bool reference, const LaunchFn& launch, cudaStream_t 
     return window.time(launch, none, "timing", m_result.candidateTiming, m_result.candidateCupti);
 }
 
+Status BridgeSession::timeEx(bool reference, const LaunchFn& launch, const LaunchFn& refresh, cudaStream_t stream,
+    const RerunOptions& options)
+{
+    KWB_RETURN_IF_ERROR(ensureDevice());
+    TimingWindow window(m_timer, stream, timingConfigFor(options), options.cupti);
+    TaskContext none;
+    TrialHooks hooks;
+    hooks.refresh = refresh;
+    std::optional<double> hostMs;
+    auto& stats = reference ? m_result.referenceTiming : m_result.candidateTiming;
+    auto& cupti = reference ? m_result.referenceCupti : m_result.candidateCupti;
+    KWB_RETURN_IF_ERROR(window.time(launch, none, reference ? "reference" : "timing", stats, cupti,
+        refresh ? &hooks : nullptr, options.hostTimer ? &hostMs : nullptr));
+    m_result.markCheck(check::kTiming);
+    if (refresh) m_result.markCheck(check::kFreshInputs);
+    if (options.resetPersistingL2) m_result.markCheck(check::kPersistingL2Reset);
+    if (hostMs) {
+        if (!m_result.hostTiming) m_result.hostTiming = HostTiming{};
+        (reference ? m_result.hostTiming->referenceMs : m_result.hostTiming->candidateMs) = hostMs;
+        m_result.hostTiming->trials = std::min(std::max(1, options.trials), kHostTimerCalls);
+        m_result.hostTiming->measuredBy = "runner";
+        m_result.markCheck(check::kHostTimer);
+    }
+    if (!reference && m_ownKernelsSet && cupti.available) {
+        m_result.ownKernels = ownKernelsFrom(cupti, m_ownKernels);
+        m_result.markCheck(check::kOwnKernels);
+    }
+    if (options.perCall) {
+        TimingConfig cfg = window.config();
+        cfg.trials = std::min(std::max(1, options.trials), 30);
+        KWB_ASSIGN_OR_RETURN(auto ms, m_timer.timePerCall(launch, stream, cfg, refresh, {}));
+        if (!m_result.perCallTiming) m_result.perCallTiming = PerCallTiming{};
+        (reference ? m_result.perCallTiming->reference : m_result.perCallTiming->candidate) = summarizeTimings(ms, false);
+        m_result.markCheck(check::kPerCall);
+    }
+    return Status::ok();
+}
+
+void BridgeSession::setOwnKernels(std::vector<std::string> names)
+{
+    m_ownKernels = std::move(names);
+    m_ownKernelsSet = true;
+}
+
+Status BridgeSession::check(const std::string& which, int index, const std::string& name, const float* out,
+    const float* ref, std::int64_t count, cudaStream_t stream)
+{
+    if (which != "post_timing" && which != "fresh_inputs" && which != "per_call" && which.rfind("adversarial:", 0) != 0)
+        return Status(ErrorCode::InvalidArgument,
+            "check: unknown kind '" + which + "' (post_timing, fresh_inputs, per_call, adversarial:<set>)");
+    const ToleranceValues& tol = m_result.tolerance;
+    KWB_ASSIGN_OR_RETURN(DeviceComparison d, m_metrics.compare(out ? out : ref, ref, count, tol.atol, tol.rtol, stream));
+    const OutputMetrics m = out ? d.metrics : shapeMismatchMetrics(count);
+    if (which == "post_timing") {
+        const auto k = static_cast<std::size_t>(std::max(0, index));
+        if (m_result.postTiming.size() <= k) m_result.postTiming.resize(k + 1);
+        OutputCheck& c = m_result.postTiming[k];
+        if (c.output.empty()) c.output = name;
+        addCorrectnessTrial(c, m, false);
+        finishCorrectness(c);
+        m_result.markCheck(check::kPostTiming);
+    } else if (which == "fresh_inputs") {
+        if (!m_result.freshInputs) m_result.freshInputs = FreshInputsCheck{};
+        auto& f = *m_result.freshInputs;
+        ++f.checked;
+        if (!m.allclose) ++f.failed;
+        f.worstRelL2 = std::max(f.worstRelL2, m.relL2Error);
+        m_result.markCheck(check::kFreshInputs);
+    } else if (which == "per_call") {
+        if (!m_result.perCallTiming) m_result.perCallTiming = PerCallTiming{};
+        ++m_result.perCallTiming->checked;
+        if (!m.allclose) ++m_result.perCallTiming->failed;
+        m_result.markCheck(check::kPerCall);
+    } else if (which.rfind("adversarial:", 0) == 0) {
+        AdversarialCheck a;
+        a.set = which.substr(12);
+        a.passed = m.allclose;
+        a.relL2 = m.relL2Error;
+        a.maxAbsError = m.maxAbsError;
+        if (!m.allclose) a.message = "output '" + name + "' fails allclose";
+        m_result.adversarial.push_back(std::move(a));
+        m_result.markCheck(check::kAdversarial);
+    } else {
+        return Status(ErrorCode::InvalidArgument,
+            "check: unknown kind '" + which + "' (post_timing, fresh_inputs, per_call, adversarial:<set>)");
+    }
+    return Status::ok();
+}
+
+Status BridgeSession::setMember(const std::string& member, const std::string& text)
+{
+    static const std::vector<std::string> allowed{"candidate_timing", "reference_timing", "candidate_cupti",
+        "reference_cupti", "host_timing", "per_call_timing", "own_kernels", "sanitizer", "adversarial", "isolation",
+        "fresh_inputs", "post_timing", "checks_run"};
+    if (std::find(allowed.begin(), allowed.end(), member) == allowed.end())
+        return Status(ErrorCode::InvalidArgument, "set_member: '" + member + "' is not a member the session takes");
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded()) return Status(ErrorCode::InvalidArgument, "set_member " + member + ": not valid JSON");
+    // Decoded by the protocol's own decoder, as a result holding only this member.
+    nlohmann::json whole{{"status", "ok"}, {member, j}};
+    KWB_ASSIGN_OR_RETURN(RerunResult d, rerunResultFromJson(whole));
+    RerunResult& r = m_result;
+    if (member == "candidate_timing") r.candidateTiming = d.candidateTiming;
+    else if (member == "reference_timing") r.referenceTiming = d.referenceTiming;
+    else if (member == "candidate_cupti") r.candidateCupti = d.candidateCupti;
+    else if (member == "reference_cupti") r.referenceCupti = d.referenceCupti;
+    else if (member == "host_timing") { r.hostTiming = d.hostTiming; r.markCheck(check::kHostTimer); }
+    else if (member == "per_call_timing") { r.perCallTiming = d.perCallTiming; r.markCheck(check::kPerCall); }
+    else if (member == "own_kernels") { r.ownKernels = d.ownKernels; r.markCheck(check::kOwnKernels); }
+    else if (member == "sanitizer") { r.sanitizer = d.sanitizer; r.markCheck(check::kSanitizer); }
+    else if (member == "adversarial") { r.adversarial = d.adversarial; r.markCheck(check::kAdversarial); }
+    else if (member == "isolation") { r.isolation = d.isolation; r.markCheck(check::kIsolation); }
+    else if (member == "fresh_inputs") { r.freshInputs = d.freshInputs; r.markCheck(check::kFreshInputs); }
+    else if (member == "post_timing") { r.postTiming = d.postTiming; r.markCheck(check::kPostTiming); }
+    else if (member == "checks_run") for (const auto& c : d.checksRun) r.markCheck(c);
+    return Status::ok();
+}
+
 void BridgeSession::finish()
 {
     for (auto& c : m_result.outputs) finishCorrectness(c);
+    if (!m_result.outputs.empty()) m_result.markCheck(check::kCorrectness);
+    if (!m_result.coverage.empty()) m_result.markCheck(check::kCoverage);
+    if (!m_result.inputs.empty()) m_result.markCheck(check::kInputHashes);
     const auto& cand = m_result.candidateTiming;
     const auto& ref = m_result.referenceTiming;
     if (cand && ref && cand->medianMs > 0) m_result.speedup = ref->medianMs / cand->medianMs;

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "gpu/checks/coverage_scan.h"
@@ -80,6 +81,21 @@ public:
 
     // Times `launch` (candidate or reference) on `stream`.
     Status time(bool reference, const LaunchFn& launch, cudaStream_t stream, const RerunOptions& options);
+    // The same with issue 12's additions: `refresh` (may be empty) before each
+    // trial outside the timed region, the persisting-L2 reset, the host timer
+    // (host_timing, measured_by "runner") and optionally the per-call mode (its
+    // outputs are checked by the caller through check("per_call", ...)).
+    Status timeEx(bool reference, const LaunchFn& launch, const LaunchFn& refresh, cudaStream_t stream,
+        const RerunOptions& options);
+    // The sample's own __global__ names: CUPTI then fills own_kernels.
+    void setOwnKernels(std::vector<std::string> names);
+    // One more comparison folded into `which`: "post_timing" (an OutputCheck of
+    // output `index`), "fresh_inputs" (the counts), "per_call" (per_call_timing's
+    // counts), "adversarial:<set>" (an AdversarialCheck).
+    Status check(const std::string& which, int index, const std::string& name, const float* out, const float* ref,
+        std::int64_t count, cudaStream_t stream);
+    // A member measured elsewhere, strictly decoded into the result.
+    Status setMember(const std::string& member, const std::string& json);
 
     // The result so far; finish() closes the correctness trials (passed flags) and the speedup.
     RerunResult& result() { return m_result; }
@@ -96,6 +112,8 @@ private:
     bool m_timerReady = false;
     unsigned long long* m_hashScratch = nullptr;
     std::map<int, std::uint64_t> m_hashBefore;
+    std::vector<std::string> m_ownKernels;
+    bool m_ownKernelsSet = false;
 };
 
 } // namespace kwb::gpu

@@ -10,6 +10,7 @@
 #include "gpu/isolation/isolated_steps.h"
 #include "gpu/pipeline/run_context.h"
 #include "gpu/pipeline/run_steps.h"
+#include "gpu/pipeline/sanitizer_pass.h"
 #include "gpu/references/reference_kernels.h"
 
 namespace kwb::gpu {
@@ -37,7 +38,7 @@ GpuExecutor::~GpuExecutor() = default;
 
 std::vector<std::string> GpuExecutor::referenceNames()
 {
-    std::vector<std::string> names{"gemm"};
+    std::vector<std::string> names{"gemm", "diag_matmul"};
     for (const auto& n : ownReferenceNames()) names.push_back(n);
     return names;
 }
@@ -80,8 +81,16 @@ Result<RerunResult> GpuExecutor::execute(const RerunRequest& request, const Task
     }
     {
         RunContext run(gpu, request, ctx, r);
+        run.correctnessOnly = m_correctnessOnly;
         KWB_RETURN_IF_ERROR(serveRun(run));
         finishIsolation(run);
+    }
+    // The sanitizer pass re-executes the correctness runs in a child (after this
+    // run: a tool's slowdown must not reach the timing above).
+    if (!m_correctnessOnly && !request.options.sanitize.empty() && r.status == RerunStatus::Ok) {
+        ctx.report("sanitizer", 0, static_cast<std::int64_t>(request.options.sanitize.size()));
+        r.sanitizer = runSanitizerPass(request, m_runnerPath, request.options.timeoutS);
+        r.markCheck(check::kSanitizer);
     }
     r.wallMs = msSince(t0);
     double timedMs = 0;

@@ -15,6 +15,8 @@
 // created and used on the thread that calls execute()/capabilities(); call
 // them from one thread only (kwb-runner's main thread).
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "rerun/executor.h"
 
@@ -33,10 +35,18 @@ public:
     // Names of the built-in references this executor implements.
     static std::vector<std::string> referenceNames();
 
+    // kwb-runner --correctness-only (the compute-sanitizer child): coverage and
+    // correctness only, no timing, no sanitizer pass of its own.
+    void setCorrectnessOnly(bool on) { m_correctnessOnly = on; }
+    // The runner binary the sanitizer child runs (default /proc/self/exe).
+    void setRunnerPath(std::string path) { m_runnerPath = std::move(path); }
+
     struct State; // implementation detail (GpuResources), defined in the .cpp
 
 private:
     std::unique_ptr<State> m_state;
+    bool m_correctnessOnly = false;
+    std::string m_runnerPath = "/proc/self/exe";
 };
 
 } // namespace kwb::gpu

@@ -19,6 +19,7 @@
 #include "gpu/compile/module_cache.h"
 #include "gpu/compile/shared_object_cache.h"
 #include "gpu/device/elem_type.h"
+#include "gpu/checks/device_metrics.h"
 #include "gpu/references/cublas_reference.h"
 #include "gpu/timing/kernel_timer.h"
 #include "problems/candidate_spec.h"
@@ -118,6 +119,15 @@ struct RunContext {
     std::vector<void*> soBuffers;
     // The result is final: a candidate failure was recorded; later steps must not run.
     bool stopped = false;
+    // Per-run nonce (std::random_device at request time) that seeds the timed
+    // trials' fresh inputs: the candidate cannot predict them from the request.
+    std::uint64_t nonce = 0;
+    // Scratch of references that need more than their output (diag_matmul's dense diag(A)).
+    DeviceBuffer referenceScratch;
+    // kwb-runner --correctness-only: the steps up to correctness, no timing.
+    bool correctnessOnly = false;
+    // The comparer of every check step (device scratch reused across steps).
+    DeviceMetrics metrics;
 
     Tensor* tensorNamed(const std::string& name);
 };

@@ -3,12 +3,15 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "gpu/checks/adversarial_inputs.h"
 #include "gpu/checks/coverage_scan.h"
 #include "gpu/checks/device_metrics.h"
 #include "gpu/checks/input_generator.h"
@@ -20,6 +23,7 @@
 #include "gpu/isolation/isolated_steps.h"
 #include "gpu/references/reference_kernels.h"
 #include "gpu/timing/timed_run.h"
+#include "rerun/own_kernels.h"
 #include "problems/coverage_grid.h"
 #include "problems/output_metrics.h"
 #include "problems/roofline.h"
@@ -215,6 +219,8 @@ Status prepareStep(RunContext& ctx)
     if (p.precision == DType::F32) peaks.flopsPerSecond = ctx.gpu.info.peakFp32FlopsPerS;
     else if (p.precision == DType::F16 || p.precision == DType::BF16) peaks.flopsPerSecond = ctx.gpu.info.peakFp16FlopsPerS;
     r.rooflineFloorMs = rooflineFloorMs(r.flops, r.bytes, peaks);
+    std::random_device rd; // getrandom(2) on Linux
+    ctx.nonce = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
     return Status::ok();
 }
 
@@ -294,6 +300,48 @@ Status inputsStep(RunContext& ctx, std::uint64_t trial)
             KWB_RETURN_IF_ERROR(convertToFloat(in.data.get(), in.asFloat.asFloat(), in.count(), in.type, ctx.gpu.stream));
     }
     return Status::ok();
+}
+
+Status timedInputsStep(RunContext& ctx, std::uint64_t trial, cudaStream_t stream)
+{
+    // A fixed-seed problem keeps its inputs fixed (its outputs may be defined only for them).
+    const bool fixed = ctx.request.problem.seed.kind == SeedPolicy::Kind::Fixed;
+    const std::uint64_t base = fixed ? ctx.request.options.seed : ctx.nonce;
+    const std::uint64_t t = fixed ? 0 : trial;
+    for (auto& in : ctx.inputs) {
+        KWB_RETURN_IF_ERROR(generateTensor(in.data.get(), in.count(), in.type,
+            genParamsOf(*in.def, deriveSeed(base, t, static_cast<std::uint64_t>(in.index))), stream));
+        if (in.type != ElemType::F32)
+            KWB_RETURN_IF_ERROR(convertToFloat(in.data.get(), in.asFloat.asFloat(), in.count(), in.type, stream));
+    }
+    return Status::ok();
+}
+
+Result<std::vector<OutputMetrics>> compareWithReference(RunContext& ctx, const std::vector<const void*>& snapshots)
+{
+    const cudaStream_t stream = ctx.gpu.stream;
+    // The candidate's output is final before the reference exists (issue 12: a
+    // kernel scanning device memory must not find the expected output).
+    KWB_CUDA_CHECK(cudaDeviceSynchronize());
+    KWB_RETURN_IF_ERROR(runReference(ctx, stream));
+    std::vector<OutputMetrics> out;
+    for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
+        Tensor& t = ctx.outputs[i];
+        const void* src = i < snapshots.size() && snapshots[i] ? snapshots[i] : t.data.get();
+        const float* cand = nullptr;
+        if (t.type == ElemType::F32) {
+            cand = static_cast<const float*>(src);
+        } else {
+            KWB_RETURN_IF_ERROR(convertToFloat(src, t.asFloat.asFloat(), t.count(), t.type, stream));
+            cand = t.asFloat.asFloat();
+        }
+        KWB_ASSIGN_OR_RETURN(DeviceComparison d,
+            ctx.metrics.compare(cand, t.reference.asFloat(), t.count(), ctx.tolerance.atol, ctx.tolerance.rtol, stream));
+        out.push_back(d.metrics);
+        KWB_CUDA_CHECK(cudaMemsetAsync(t.reference.get(), 0, static_cast<std::size_t>(t.count()) * 4, stream));
+    }
+    KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return out;
 }
 
 Status launchCandidate(RunContext& ctx, cudaStream_t stream)
@@ -392,6 +440,22 @@ Status runReference(RunContext& ctx, cudaStream_t stream)
         return ctx.gpu.blas.gemm(s, ctx.inputs[0].floatData(), ctx.inputs[1].floatData(),
             ctx.outputs[0].reference.asFloat(), stream);
     }
+    if (ref.builtin == "diag_matmul") {
+        // What KernelBench's Model does: torch.diag(A) @ B, a dense GEMM on the N x N diagonal matrix.
+        if (ctx.inputs.size() != 2 || ctx.outputs.size() != 1 || ctx.inputs[0].spec.shape.size() != 1
+            || ctx.inputs[1].spec.shape.size() != 2 || ctx.inputs[1].spec.shape[0] != ctx.inputs[0].spec.shape[0])
+            return Status(ErrorCode::InvalidArgument, "diag_matmul reference takes A [N], B [N, M] and one output [N, M]");
+        const std::int64_t n = ctx.inputs[0].spec.shape[0];
+        const std::int64_t m = ctx.inputs[1].spec.shape[1];
+        if (ctx.referenceScratch.bytes() < n * n * 4) KWB_RETURN_IF_ERROR(ctx.referenceScratch.allocate(n * n * 4));
+        KWB_RETURN_IF_ERROR(expandDiagonal(ctx.inputs[0].floatData(), n, ctx.referenceScratch.asFloat(), stream));
+        GemmShape s;
+        s.m = n;
+        s.n = m;
+        s.k = n;
+        return ctx.gpu.blas.gemm(s, ctx.referenceScratch.asFloat(), ctx.inputs[1].floatData(),
+            ctx.outputs[0].reference.asFloat(), stream);
+    }
     std::vector<RefInput> ins;
     for (const auto& t : ctx.inputs) ins.push_back(RefInput{t.floatData(), t.spec.shape});
     std::vector<RefOutput> outs;
@@ -445,7 +509,7 @@ Status correctnessStep(RunContext& ctx)
     // comparison stays only for when the device's small scratch cannot be had.
     // The determinism re-run is compared with a device copy of the first run,
     // or with host bytes when there is no memory for that copy.
-    DeviceMetrics metrics;
+    DeviceMetrics& metrics = ctx.metrics;
     bool hostMetrics = false;
     std::vector<DeviceBuffer> firstRunDevice(ctx.outputs.size());
     std::vector<std::vector<unsigned char>> firstRun(ctx.outputs.size());
@@ -454,16 +518,6 @@ Status correctnessStep(RunContext& ctx)
         ctx.task.report("correctness", trial, trials);
         if (ctx.task.cancelled()) return Status(ErrorCode::Cancelled, "cancelled");
         KWB_RETURN_IF_ERROR(inputsStep(ctx, static_cast<std::uint64_t>(trial) + 1));
-        Status refStatus = runReference(ctx, stream);
-        if (!refStatus.isOk()) {
-            if (refStatus.code() == ErrorCode::Unsupported) {
-                ctx.stopped = true;
-                ctx.result.status = RerunStatus::Unsupported;
-                ctx.result.message = refStatus.toString();
-                return Status::ok();
-            }
-            return refStatus;
-        }
         std::vector<std::uint64_t> before(ctx.inputs.size());
         for (std::size_t i = 0; i < ctx.inputs.size(); ++i) {
             const Tensor& t = ctx.inputs[i];
@@ -479,6 +533,19 @@ Status correctnessStep(RunContext& ctx)
             KWB_ASSIGN_OR_RETURN(std::uint64_t after, hashDeviceBytes(t.data.get(), t.count() * elemBytes(t.type),
                                                           ctx.gpu.hashScratch, stream));
             addInputHashes(inputChecks[i], before[i], after);
+        }
+        // The reference only now: after the candidate's output is final and the
+        // device synchronised (runCandidateChecked), so no kernel of the
+        // candidate can find the expected output in device memory.
+        Status refStatus = runReference(ctx, stream);
+        if (!refStatus.isOk()) {
+            if (refStatus.code() == ErrorCode::Unsupported) {
+                ctx.stopped = true;
+                ctx.result.status = RerunStatus::Unsupported;
+                ctx.result.message = refStatus.toString();
+                return Status::ok();
+            }
+            return refStatus;
         }
         for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
             Tensor& t = ctx.outputs[i];
@@ -506,6 +573,7 @@ Status correctnessStep(RunContext& ctx)
                 zerosPass = zerosPassAllclose(ref, ctx.tolerance);
             }
             addCorrectnessTrial(checks[i], m, zerosPass);
+            KWB_CUDA_CHECK(cudaMemsetAsync(t.reference.get(), 0, static_cast<std::size_t>(t.count()) * 4, stream));
             if (trial == 0) {
                 const std::int64_t bytes = t.count() * elemBytes(t.type);
                 Status kept = firstRunDevice[i].allocate(bytes);
@@ -554,26 +622,319 @@ Status correctnessStep(RunContext& ctx)
     return Status::ok();
 }
 
+namespace {
+
+// One checked run on timed-trial-like fresh inputs: its outputs as OutputChecks (trials = 1).
+Result<std::vector<OutputCheck>> checkedRunOn(RunContext& ctx, std::uint64_t trial)
+{
+    KWB_RETURN_IF_ERROR(timedInputsStep(ctx, trial, ctx.gpu.stream));
+    for (auto& t : ctx.outputs)
+        KWB_RETURN_IF_ERROR(CoverageScanner::fill(t.data.get(), t.count(), elemBytes(t.type), 1, ctx.gpu.stream));
+    KWB_RETURN_IF_ERROR(runCandidateChecked(ctx));
+    std::vector<OutputCheck> checks;
+    if (ctx.stopped) return checks;
+    KWB_ASSIGN_OR_RETURN(auto metrics, compareWithReference(ctx, {}));
+    for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
+        OutputCheck c;
+        c.output = ctx.outputs[i].spec.name;
+        addCorrectnessTrial(c, metrics[i], false);
+        finishCorrectness(c);
+        checks.push_back(std::move(c));
+    }
+    return checks;
+}
+
+constexpr std::uint64_t kTimedTrialBase = 1'000'000;   // seeds of timed trials (nonce-derived)
+constexpr std::uint64_t kPerCallBase = 2'000'000;      // seeds of the per-call mode's calls
+constexpr int kPerCallMaxTrials = 30;
+
+} // namespace
+
 Status timingStep(RunContext& ctx)
 {
     const RerunOptions& o = ctx.request.options;
     RerunResult& r = ctx.result;
     TimingWindow window(ctx.gpu.timer, ctx.gpu.stream, timingConfigFor(o), o.cupti);
+    const int trials = std::max(1, o.trials);
     const auto timedTrial = static_cast<std::uint64_t>(std::max(1, o.correctnessTrials));
-    KWB_RETURN_IF_ERROR(inputsStep(ctx, timedTrial));
-    Status s = timedByHost(ctx) ? timeIsolatedCandidate(ctx)
-                                : window.time([&ctx](cudaStream_t st) { return launchCandidate(ctx, st); }, ctx.task,
-                                      "timing", r.candidateTiming, r.candidateCupti);
+    const bool fresh = o.freshInputs && !timedByHost(ctx);
+
+    // Fresh inputs: every timed trial gets new contents in the same buffers
+    // (seeded from the run's nonce); the outputs of every k-th batch end and of
+    // the last trial are set aside (a device copy behind the stop event) and
+    // compared with the reference after the loop, outside the CUPTI window.
+    TrialHooks hooks;
+    std::vector<int> checkedTrials;
+    std::vector<std::vector<DeviceBuffer>> snapshots;
+    const int every = std::max(kTimingBatch, (std::max(1, o.checkEvery) + kTimingBatch - 1) / kTimingBatch * kTimingBatch);
+    if (fresh) {
+        int trialCounter = 0;
+        hooks.refresh = [&ctx, &trialCounter](cudaStream_t st) {
+            return timedInputsStep(ctx, kTimedTrialBase + static_cast<std::uint64_t>(trialCounter++), st);
+        };
+        for (int i = 0; i < trials; ++i)
+            if ((i + 1) % every == 0 || i + 1 == trials) checkedTrials.push_back(i);
+        // The copies set aside must fit next to the problem (suite outputs reach 7.6 GB):
+        // at most a quarter of the free memory and 8 GiB; fewer checked trials, evenly
+        // spread and always the last, when they do not.
+        std::int64_t snapshotBytes = 0;
+        for (const auto& t : ctx.outputs) snapshotBytes += t.count() * elemBytes(t.type);
+        std::size_t freeBytes = 0;
+        std::size_t totalBytes = 0;
+        if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) cudaGetLastError();
+        const std::int64_t budget = std::min<std::int64_t>(static_cast<std::int64_t>(freeBytes) / 4, 8LL << 30);
+        const auto fit = static_cast<std::size_t>(std::max<std::int64_t>(1, budget / std::max<std::int64_t>(snapshotBytes, 1)));
+        if (checkedTrials.size() > fit) {
+            std::vector<int> kept;
+            const std::size_t n = checkedTrials.size();
+            for (std::size_t j = 0; j < fit; ++j) kept.push_back(checkedTrials[n - 1 - (j * n) / fit]);
+            std::sort(kept.begin(), kept.end());
+            kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+            checkedTrials = kept;
+        }
+        for (std::size_t j = 0; j < checkedTrials.size(); ++j) {
+            std::vector<DeviceBuffer> outs(ctx.outputs.size());
+            for (std::size_t i = 0; i < ctx.outputs.size(); ++i)
+                KWB_RETURN_IF_ERROR(outs[i].allocate(ctx.outputs[i].count() * elemBytes(ctx.outputs[i].type)));
+            snapshots.push_back(std::move(outs));
+        }
+        hooks.afterBatch = [&ctx, &checkedTrials, &snapshots](int last) {
+            auto it = std::find(checkedTrials.begin(), checkedTrials.end(), last);
+            if (it == checkedTrials.end()) return Status::ok();
+            auto& outs = snapshots[static_cast<std::size_t>(it - checkedTrials.begin())];
+            for (std::size_t i = 0; i < ctx.outputs.size(); ++i)
+                KWB_CUDA_CHECK(cudaMemcpyAsync(outs[i].get(), ctx.outputs[i].data.get(),
+                    static_cast<std::size_t>(outs[i].bytes()), cudaMemcpyDeviceToDevice, ctx.gpu.stream));
+            return Status::ok();
+        };
+    } else {
+        KWB_RETURN_IF_ERROR(inputsStep(ctx, timedTrial));
+    }
+    std::optional<double> hostCandidate;
+    // A shared object runs in its sandboxed host, which times itself (gpu/isolation); fresh
+    // contents are not written inside that child's loop yet, so it is timed without them.
+    Status s = timedByHost(ctx)
+        ? timeIsolatedCandidate(ctx)
+        : window.time([&ctx](cudaStream_t st) { return launchCandidate(ctx, st); }, ctx.task, "timing",
+              r.candidateTiming, r.candidateCupti, fresh ? &hooks : nullptr, o.hostTimer ? &hostCandidate : nullptr);
     if (!s.isOk()) return recordFailure(ctx, s, candidateFailureStatus(ctx, RerunStatus::LaunchError));
     KWB_RETURN_IF_ERROR(checkpoint(ctx, RerunStatus::Fault));
     if (ctx.stopped) return Status::ok();
+    r.markCheck(check::kTiming);
+    if (o.resetPersistingL2) r.markCheck(check::kPersistingL2Reset);
+
+    if (fresh) {
+        FreshInputsCheck f;
+        f.timedIterations = trials;
+        f.nonce = hashHex(ctx.nonce);
+        for (std::size_t j = 0; j < checkedTrials.size(); ++j) {
+            KWB_RETURN_IF_ERROR(timedInputsStep(ctx, kTimedTrialBase + static_cast<std::uint64_t>(checkedTrials[j]), ctx.gpu.stream));
+            std::vector<const void*> snaps;
+            for (auto& b : snapshots[j]) snaps.push_back(b.get());
+            KWB_ASSIGN_OR_RETURN(auto metrics, compareWithReference(ctx, snaps));
+            ++f.checked;
+            bool failed = false;
+            for (const auto& m : metrics) {
+                f.worstRelL2 = std::max(f.worstRelL2, m.relL2Error);
+                if (!m.allclose) failed = true;
+            }
+            if (failed) ++f.failed;
+        }
+        snapshots.clear();
+        r.freshInputs = f;
+        r.markCheck(check::kFreshInputs);
+    }
+
+    // Own kernels: the CUPTI window's kernels that are the candidate's.
+    if (r.candidateCupti.available) {
+        std::vector<std::string> declared;
+        if (ctx.request.candidate.form == CandidateForm::Nvrtc)
+            for (const auto& l : ctx.request.candidate.launches)
+                if (std::find(declared.begin(), declared.end(), l.entry) == declared.end()) declared.push_back(l.entry);
+        r.ownKernels = ownKernelsFrom(r.candidateCupti, declared);
+        r.markCheck(check::kOwnKernels);
+    }
+
+    // State drift: one more checked run after the loop, on the last timed trial's inputs.
+    if (o.postTiming) {
+        KWB_ASSIGN_OR_RETURN(r.postTiming, checkedRunOn(ctx, kTimedTrialBase + static_cast<std::uint64_t>(trials - 1)));
+        if (ctx.stopped) return Status::ok();
+        r.markCheck(check::kPostTiming);
+    }
+
     if (o.timeReference) {
-        KWB_RETURN_IF_ERROR(inputsStep(ctx, timedTrial));
+        // The reference is trusted: it is timed on fixed inputs (no refresh, no host
+        // timer), which keeps the new checks' cost to the candidate's side.
+        if (!fresh) KWB_RETURN_IF_ERROR(inputsStep(ctx, timedTrial));
         KWB_RETURN_IF_ERROR(window.time([&ctx](cudaStream_t st) { return runReference(ctx, st); }, ctx.task,
             "reference", r.referenceTiming, r.referenceCupti));
         if (r.candidateTiming && r.referenceTiming && r.candidateTiming->medianMs > 0)
             r.speedup = r.referenceTiming->medianMs / r.candidateTiming->medianMs;
     }
+    if (o.hostTimer && hostCandidate) {
+        HostTiming h;
+        h.candidateMs = hostCandidate;
+        h.trials = std::min(trials, kHostTimerCalls);
+        h.measuredBy = "runner";
+        r.hostTiming = h;
+        r.markCheck(check::kHostTimer);
+    }
+
+    // Per-call mode: each call alone on fresh inputs, synchronised, its output checked.
+    if (o.perCall) {
+        TimingConfig cfg = window.config();
+        cfg.trials = std::min(trials, kPerCallMaxTrials);
+        PerCallTiming pc;
+        int call = 0;
+        const LaunchFn refresh = [&ctx, &call](cudaStream_t st) {
+            return timedInputsStep(ctx, kPerCallBase + static_cast<std::uint64_t>(call), st);
+        };
+        auto checkCall = [&](int) -> Status {
+            ++call;
+            KWB_ASSIGN_OR_RETURN(auto metrics, compareWithReference(ctx, {}));
+            ++pc.checked;
+            for (const auto& m : metrics)
+                if (!m.allclose) {
+                    ++pc.failed;
+                    break;
+                }
+            return Status::ok();
+        };
+        auto ms = ctx.gpu.timer.timePerCall([&ctx](cudaStream_t st) { return launchCandidate(ctx, st); }, ctx.gpu.stream,
+            cfg, refresh, checkCall);
+        if (!ms) return recordFailure(ctx, ms.status(), RerunStatus::LaunchError);
+        pc.candidate = summarizeTimings(*ms, false);
+        if (o.timeReference) {
+            call = 0;
+            KWB_ASSIGN_OR_RETURN(auto refMs, ctx.gpu.timer.timePerCall([&ctx](cudaStream_t st) { return runReference(ctx, st); },
+                                                 ctx.gpu.stream, cfg, refresh, [&](int) { ++call; return Status::ok(); }));
+            pc.reference = summarizeTimings(refMs, false);
+        }
+        r.perCallTiming = pc;
+        r.markCheck(check::kPerCall);
+    }
+    return Status::ok();
+}
+
+namespace {
+
+constexpr std::uint64_t kAdversarialBase = 3'000'000;
+
+// The spec's inputs of the adversarial trial, then `set` applied to every float input.
+Status adversarialInputs(RunContext& ctx, ValueSet set, double scale)
+{
+    const cudaStream_t stream = ctx.gpu.stream;
+    KWB_RETURN_IF_ERROR(timedInputsStep(ctx, kAdversarialBase, stream));
+    for (auto& in : ctx.inputs) {
+        if (in.type == ElemType::I32 || in.type == ElemType::I64) continue; // indices and lengths keep their meaning
+        float* f = in.type == ElemType::F32 ? in.data.asFloat() : in.asFloat.asFloat();
+        KWB_RETURN_IF_ERROR(applyValueSet(f, in.count(), set, scale, 0.5f, ctx.nonce ^ static_cast<std::uint64_t>(in.index), stream));
+        if (in.type != ElemType::F32) {
+            KWB_RETURN_IF_ERROR(convertFromFloat(f, in.data.get(), in.count(), in.type, stream));
+            KWB_RETURN_IF_ERROR(convertToFloat(in.data.get(), f, in.count(), in.type, stream));
+        }
+    }
+    return Status::ok();
+}
+
+// Whether the reference is finite on the current inputs (computed, inspected, cleared).
+Result<bool> referenceFinite(RunContext& ctx)
+{
+    const cudaStream_t stream = ctx.gpu.stream;
+    KWB_RETURN_IF_ERROR(runReference(ctx, stream));
+    bool finite = true;
+    for (auto& t : ctx.outputs) {
+        KWB_ASSIGN_OR_RETURN(DeviceComparison d, ctx.metrics.compare(t.reference.asFloat(), t.reference.asFloat(),
+                                                     t.count(), ctx.tolerance.atol, ctx.tolerance.rtol, stream));
+        if (d.metrics.refNanCount + d.metrics.refInfCount > 0) finite = false;
+        KWB_CUDA_CHECK(cudaMemsetAsync(t.reference.get(), 0, static_cast<std::size_t>(t.count()) * 4, stream));
+    }
+    KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return finite;
+}
+
+} // namespace
+
+Status adversarialStep(RunContext& ctx)
+{
+    RerunResult& r = ctx.result;
+    for (ValueSet set : allValueSets()) {
+        ctx.task.report("adversarial", 0, 1);
+        AdversarialCheck a;
+        a.set = std::string(valueSetName(set));
+        // near_max: the largest power-of-two scale whose reference stays finite.
+        double scale = 1.0;
+        bool finite = false;
+        for (double s : {0x1p100, 0x1p80, 0x1p60, 0x1p40, 0x1p20, 0x1p10, 1.0}) {
+            KWB_RETURN_IF_ERROR(adversarialInputs(ctx, set, s));
+            KWB_ASSIGN_OR_RETURN(finite, referenceFinite(ctx));
+            scale = s;
+            if (finite || set != ValueSet::NearMax) break;
+        }
+        if (!finite) {
+            a.passed = true;
+            a.message = "skipped: the reference is not finite on this set";
+            r.adversarial.push_back(std::move(a));
+            continue;
+        }
+        KWB_RETURN_IF_ERROR(adversarialInputs(ctx, set, scale));
+        for (auto& t : ctx.outputs)
+            KWB_RETURN_IF_ERROR(CoverageScanner::fill(t.data.get(), t.count(), elemBytes(t.type), 1, ctx.gpu.stream));
+        KWB_RETURN_IF_ERROR(runCandidateChecked(ctx));
+        if (ctx.stopped) return Status::ok();
+        KWB_ASSIGN_OR_RETURN(auto metrics, compareWithReference(ctx, {}));
+        a.passed = true;
+        // Relative L2, not allclose: scaled inputs scale the errors of honest
+        // reorderings too (a GEMM's cancelling sums at 2^60 miss any atol), while
+        // a wrong kernel (ReLU as the identity on signed inputs) is off by O(1).
+        const double bound = ctx.request.problem.precision == DType::F32 ? 1e-3 : 3e-2;
+        for (std::size_t i = 0; i < metrics.size(); ++i) {
+            const OutputMetrics& m = metrics[i];
+            a.relL2 = std::max(a.relL2, m.relL2Error);
+            a.maxAbsError = std::max(a.maxAbsError, m.maxAbsError);
+            const bool ok = m.relL2Error <= bound && m.nanCount + m.infCount == 0;
+            if (!ok && a.passed) {
+                a.passed = false;
+                a.message = "output '" + ctx.outputs[i].spec.name + "': relative L2 error above " + std::to_string(bound)
+                    + ", " + std::to_string(m.outOfTolerance) + " of " + std::to_string(m.count) + " elements out of tolerance"
+                    + (m.nanCount + m.infCount > 0 ? ", " + std::to_string(m.nanCount + m.infCount) + " NaN/Inf" : std::string())
+                    + (set == ValueSet::NearMax ? " (inputs scaled by 2^" + std::to_string(static_cast<int>(std::log2(scale))) + ")" : std::string());
+            }
+        }
+        r.adversarial.push_back(std::move(a));
+    }
+    // Determinism: three runs on the same inputs, bitwise (a note: float atomics are honest).
+    {
+        AdversarialCheck a;
+        a.set = "determinism";
+        a.passed = true;
+        std::vector<DeviceBuffer> first(ctx.outputs.size());
+        std::int64_t differing = 0;
+        for (int run = 0; run < 3; ++run) {
+            KWB_RETURN_IF_ERROR(timedInputsStep(ctx, kAdversarialBase + 1, ctx.gpu.stream));
+            KWB_RETURN_IF_ERROR(runCandidateChecked(ctx));
+            if (ctx.stopped) return Status::ok();
+            for (std::size_t i = 0; i < ctx.outputs.size(); ++i) {
+                const Tensor& t = ctx.outputs[i];
+                const std::int64_t bytes = t.count() * elemBytes(t.type);
+                if (run == 0) {
+                    KWB_RETURN_IF_ERROR(first[i].allocate(bytes));
+                    KWB_CUDA_CHECK(cudaMemcpyAsync(first[i].get(), t.data.get(), static_cast<std::size_t>(bytes),
+                        cudaMemcpyDeviceToDevice, ctx.gpu.stream));
+                } else {
+                    KWB_ASSIGN_OR_RETURN(std::int64_t d, ctx.metrics.countDiffering(first[i].get(), t.data.get(),
+                                                             t.count(), elemBytes(t.type), ctx.gpu.stream));
+                    differing = std::max(differing, d);
+                }
+            }
+        }
+        if (differing > 0) {
+            a.passed = false;
+            a.message = std::to_string(differing) + " elements differ bitwise between three runs on the same inputs";
+        }
+        r.adversarial.push_back(std::move(a));
+    }
+    r.markCheck(check::kAdversarial);
     return Status::ok();
 }
 
@@ -583,7 +944,7 @@ Status serveRun(RunContext& ctx)
     r.status = RerunStatus::Ok;
     KWB_RETURN_IF_ERROR(prepareStep(ctx));
     const std::string& builtin = ctx.request.problem.reference.builtin;
-    if (!isOwnReference(builtin) && builtin != "gemm") {
+    if (!isOwnReference(builtin) && builtin != "gemm" && builtin != "diag_matmul") {
         r.status = RerunStatus::Unsupported;
         r.message = "kwb-runner has no built-in reference named '" + builtin + "'";
         return Status::ok();
@@ -593,6 +954,7 @@ Status serveRun(RunContext& ctx)
     if (Status s = allocateStep(ctx); !s.isOk()) return recordFailure(ctx, s, RerunStatus::InternalError);
     // Every step below may surface an asynchronous fault of the candidate: classify, don't propagate.
     for (auto step : {&coverageStep, &correctnessStep, &timingStep}) {
+        if (step == &timingStep && ctx.correctnessOnly) break;
         if (ctx.task.cancelled()) return Status(ErrorCode::Cancelled, "cancelled");
         Status s = step(ctx);
         if (!s.isOk()) {
@@ -600,6 +962,19 @@ Status serveRun(RunContext& ctx)
             return recordFailure(ctx, s, RerunStatus::InternalError);
         }
         if (ctx.stopped) return Status::ok();
+        if (step == &coverageStep) r.markCheck(check::kCoverage);
+        if (step == &correctnessStep) {
+            r.markCheck(check::kCorrectness);
+            r.markCheck(check::kDeterminism);
+            r.markCheck(check::kInputHashes);
+        }
+    }
+    if (ctx.request.options.adversarial && !ctx.correctnessOnly) {
+        Status s = adversarialStep(ctx);
+        if (!s.isOk()) {
+            if (s.code() == ErrorCode::Cancelled) return s;
+            return recordFailure(ctx, s, RerunStatus::InternalError);
+        }
     }
     return Status::ok();
 }

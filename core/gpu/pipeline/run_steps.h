@@ -9,7 +9,10 @@
 //   coverageStep     sentinel A run + scan, sentinel B run + scan
 //   correctnessStep  trials on fresh inputs against the reference: metrics,
 //                    zero acceptance, input hashes, a determinism re-run
-//   timingStep       candidate and reference timed (timing/timed_run.h)
+//   timingStep       candidate and reference timed (timing/timed_run.h), fresh
+//                    input contents per timed trial from the run's nonce, every
+//                    k-th trial's output checked; the host timer; own kernels;
+//                    post_timing re-validation; the optional per-call mode
 //
 // Contract of every step: Ok with ctx.stopped false means "go on"; Ok with
 // ctx.stopped true means the candidate failed and ctx.result says how (status,
@@ -24,11 +27,20 @@ namespace kwb::gpu {
 Status prepareStep(RunContext& ctx);
 Status compileStep(RunContext& ctx);
 Status allocateStep(RunContext& ctx);
-// Seeds of `trial` (0 = the coverage runs; 1.. = correctness trials, timing).
+// Seeds of `trial` (0 = the coverage runs; 1.. = correctness trials).
 Status inputsStep(RunContext& ctx, std::uint64_t trial);
+// Inputs of timed trial `trial` (or per-call call), seeded from ctx.nonce, enqueued on `stream`.
+Status timedInputsStep(RunContext& ctx, std::uint64_t trial, cudaStream_t stream);
+// The reference on the current inputs, then each output of the candidate (its
+// current contents, or `snapshots[i]` when given) compared with it; the
+// reference buffers are cleared afterwards so no expected output lingers.
+Result<std::vector<OutputMetrics>> compareWithReference(RunContext& ctx, const std::vector<const void*>& snapshots);
 Status coverageStep(RunContext& ctx);
 Status correctnessStep(RunContext& ctx);
 Status timingStep(RunContext& ctx);
+// Optional (options.adversarial): the adversarial value sets of
+// gpu/checks/adversarial_inputs.h against the reference, and three bitwise runs.
+Status adversarialStep(RunContext& ctx);
 
 // Every step in order, with the executor's failure classification.
 Status serveRun(RunContext& ctx);

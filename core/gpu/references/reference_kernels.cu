@@ -235,6 +235,24 @@ Status sameSize(const std::string& name, std::int64_t a, std::int64_t b)
 
 } // namespace
 
+namespace {
+__global__ void expandDiagonalKernel(const float* a, std::int64_t n, float* out)
+{
+    const std::int64_t total = n * n;
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride)
+        out[i] = (i / n == i % n) ? a[i / n] : 0.0f;
+}
+} // namespace
+
+Status expandDiagonal(const float* a, std::int64_t n, float* out, cudaStream_t stream)
+{
+    const auto grid = static_cast<unsigned>(std::min<std::int64_t>((n * n + 255) / 256, 65536));
+    expandDiagonalKernel<<<std::max(grid, 1u), 256, 0, stream>>>(a, n, out);
+    KWB_CUDA_CHECK(cudaGetLastError());
+    return Status::ok();
+}
+
 const std::vector<std::string>& ownReferenceNames()
 {
     static const std::vector<std::string> names{"vector_add", "vector_mul", "relu", "leaky_relu", "scale", "gelu",

@@ -47,6 +47,10 @@ struct RefOutput {
 const std::vector<std::string>& ownReferenceNames();
 bool isOwnReference(const std::string& name);
 
+// diag_matmul's reference builds the dense N x N matrix diag(a) (as
+// KernelBench's Model does with torch.diag) for a cuBLAS GEMM.
+Status expandDiagonal(const float* a, std::int64_t n, float* out, cudaStream_t stream);
+
 Status runOwnReference(const std::string& name, const std::map<std::string, double>& params,
     const std::vector<RefInput>& inputs, const std::vector<RefOutput>& outputs, cudaStream_t stream);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 
 #include "analysis/statistics.h"
@@ -81,6 +82,72 @@ struct Events {
 };
 
 } // namespace
+
+Status resetPersistingL2(cudaStream_t stream)
+{
+    // A device or driver without persisting L2 refuses these calls: nothing to reset
+    // then, so the errors (not sticky) are cleared rather than failing the timing.
+    if (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0) != cudaSuccess) cudaGetLastError();
+    if (cudaCtxResetPersistingL2Cache() != cudaSuccess) cudaGetLastError();
+    cudaStreamAttrValue attr;
+    std::memset(&attr, 0, sizeof attr);
+    attr.accessPolicyWindow.base_ptr = nullptr;
+    attr.accessPolicyWindow.num_bytes = 0;
+    attr.accessPolicyWindow.hitRatio = 0.f;
+    attr.accessPolicyWindow.hitProp = cudaAccessPropertyNormal;
+    attr.accessPolicyWindow.missProp = cudaAccessPropertyNormal;
+    if (cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &attr) != cudaSuccess) cudaGetLastError();
+    return Status::ok();
+}
+
+bool persistingL2Raised()
+{
+    std::size_t limit = 0;
+    if (cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    return limit > 0;
+}
+
+Result<double> KernelTimer::hostMsPerCall(const LaunchFn& launch, cudaStream_t stream, int calls)
+{
+    calls = std::max(calls, 1);
+    KWB_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < calls; ++i) KWB_RETURN_IF_ERROR(launch(stream));
+    KWB_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t1 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double, std::milli>(t1 - t0).count() / calls;
+}
+
+Result<std::vector<double>> KernelTimer::timePerCall(const LaunchFn& launch, cudaStream_t stream,
+    const TimingConfig& config, const LaunchFn& refresh, const std::function<Status(int)>& check)
+{
+    Events ev;
+    ev.start.resize(1, nullptr);
+    ev.stop.resize(1, nullptr);
+    KWB_CUDA_CHECK(cudaEventCreate(&ev.start[0]));
+    KWB_CUDA_CHECK(cudaEventCreate(&ev.stop[0]));
+    const int trials = std::max(config.trials, 1);
+    std::vector<double> ms;
+    ms.reserve(static_cast<std::size_t>(trials));
+    for (int i = 0; i < trials; ++i) {
+        if (config.resetPersistingL2) KWB_RETURN_IF_ERROR(resetPersistingL2(stream));
+        if (refresh) KWB_RETURN_IF_ERROR(refresh(stream));
+        if (config.l2Flush) KWB_RETURN_IF_ERROR(flushL2(stream, config.flushMode));
+        KWB_CUDA_CHECK(cudaDeviceSynchronize());
+        KWB_CUDA_CHECK(cudaEventRecord(ev.start[0], stream));
+        KWB_RETURN_IF_ERROR(launch(stream));
+        KWB_CUDA_CHECK(cudaEventRecord(ev.stop[0], stream));
+        KWB_CUDA_CHECK(cudaDeviceSynchronize());
+        float t = 0;
+        KWB_CUDA_CHECK(cudaEventElapsedTime(&t, ev.start[0], ev.stop[0]));
+        ms.push_back(static_cast<double>(t));
+        if (check) KWB_RETURN_IF_ERROR(check(i));
+    }
+    return ms;
+}
 
 bool isInternalKernelName(const char* name)
 {
@@ -181,7 +248,8 @@ Result<EventOverhead> KernelTimer::eventOverhead(cudaStream_t stream, const Timi
 }
 
 Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream_t stream, const TimingConfig& config,
-    const TaskContext& ctx, const std::function<Status()>& beforeTimed, const std::function<Status()>& afterTimed)
+    const TaskContext& ctx, const std::function<Status()>& beforeTimed, const std::function<Status()>& afterTimed,
+    const TrialHooks* hooks)
 {
     for (int i = 0; i < config.warmup; ++i) KWB_RETURN_IF_ERROR(launch(stream));
     KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -203,13 +271,17 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
     // Trials are enqueued in batches: the host never runs far ahead of the
     // GPU (that would time queueing), and progress stays live. Each batch
     // waits behind a gate that opens once all of it is enqueued.
-    const int batch = 10;
+    const int batch = kTimingBatch;
     struct GateGuard { // opens the gate on every way out, errors included
         KernelTimer* timer;
         ~GateGuard() { timer->openGate(); }
     } guard{this};
     for (int i = 0; i < trials; ++i) {
         const auto k = static_cast<std::size_t>(i);
+        // Persisting L2 is cleared before the batch's gate, and again before any
+        // trial after which the candidate raised the limit (cheap host query).
+        if (config.resetPersistingL2 && (i % batch == 0 || persistingL2Raised()))
+            KWB_RETURN_IF_ERROR(resetPersistingL2(stream));
         if (i % batch == 0 && m_gateEnabled && m_gateDevice) {
             const unsigned timeouts = m_gateHost[1];
             if (timeouts != m_gateTimeouts) { // the last gate gave up: this launch closure waits on the GPU
@@ -220,11 +292,15 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
                 KWB_CUDA_CHECK(cudaGetLastError());
             }
         }
+        // Fresh inputs are enqueued behind the gate, before the flush: outside the events.
+        if (hooks && hooks->refresh) KWB_RETURN_IF_ERROR(hooks->refresh(stream));
         if (config.l2Flush) KWB_RETURN_IF_ERROR(flushL2(stream, config.flushMode));
         KWB_CUDA_CHECK(cudaEventRecord(ev.start[k], stream));
         KWB_RETURN_IF_ERROR(launch(stream));
         KWB_CUDA_CHECK(cudaEventRecord(ev.stop[k], stream));
         if ((i + 1) % batch == 0 || i + 1 == trials) {
+            // Enqueued after the stop event (outside the timed region), before the next refresh.
+            if (hooks && hooks->afterBatch) KWB_RETURN_IF_ERROR(hooks->afterBatch(i));
             openGate();
             KWB_CUDA_CHECK(cudaEventSynchronize(ev.stop[k]));
             ctx.report("timing", i + 1, trials);

@@ -37,6 +37,9 @@ namespace kwb::gpu {
 
 using LaunchFn = std::function<Status(cudaStream_t)>;
 
+// Trials per gated batch (the timer syncs and reports between batches).
+inline constexpr int kTimingBatch = 10;
+
 enum class FlushMode : std::uint8_t { Read, Write };
 
 // What the event bracket adds to a kernel's own duration under a timing configuration.
@@ -52,7 +55,28 @@ struct TimingConfig {
     int trials = 100;
     bool l2Flush = true;
     FlushMode flushMode = FlushMode::Read;
+    // Persisting L2 (issue 12): before every timed batch, and before a trial
+    // whenever the candidate raised the limit again, set the persisting-L2
+    // limit to 0, reset persisting lines and clear the stream's access-policy
+    // window, outside the timed region; an ordinary flush cannot evict them.
+    bool resetPersistingL2 = false;
 };
+
+// Per-trial work around the timed launches, all outside the events.
+struct TrialHooks {
+    // Enqueued on the stream before each timed trial's flush (so behind the
+    // batch gate): fresh input contents in the same buffers.
+    LaunchFn refresh;
+    // Enqueued after the stop event of each batch's last trial (behind the
+    // gate, no host wait): e.g. a copy of that trial's output set aside, to be
+    // compared with the reference after the timing loop (outside the CUPTI window).
+    std::function<Status(int lastTrial)> afterBatch;
+};
+
+// Clears persisting-L2 state: limit 0, persisting lines reset, `stream`'s access-policy window cleared.
+Status resetPersistingL2(cudaStream_t stream);
+// True when someone raised the persisting-L2 limit above 0 (a cheap host query).
+bool persistingL2Raised();
 
 class KernelTimer {
 public:
@@ -68,7 +92,18 @@ public:
     // trial (CUPTI enables its window there); `afterTimed` after the last stop event.
     Result<std::vector<double>> time(const LaunchFn& launch, cudaStream_t stream, const TimingConfig& config,
         const TaskContext& ctx, const std::function<Status()>& beforeTimed = {},
-        const std::function<Status()>& afterTimed = {});
+        const std::function<Status()>& afterTimed = {}, const TrialHooks* hooks = nullptr);
+
+    // Host wall clock per call: `calls` launches back to back between two
+    // device-wide synchronizes (no flush, no events): the third timer beside
+    // the events and CUPTI. Work outside what the events bracket (host
+    // threads, the host itself, other streams) shows here.
+    Result<double> hostMsPerCall(const LaunchFn& launch, cudaStream_t stream, int calls);
+
+    // Per-call mode: each call alone (refresh, flush, events, device-wide
+    // synchronize), `check(i)` after each; returns the per-call milliseconds.
+    Result<std::vector<double>> timePerCall(const LaunchFn& launch, cudaStream_t stream, const TimingConfig& config,
+        const LaunchFn& refresh, const std::function<Status(int)>& check);
 
     // The event bracket's cost for `config`'s flush setting, measured on first
     // use: a probe kernel (one warp spinning 20 us on %globaltimer) timed the

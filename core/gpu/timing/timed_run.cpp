@@ -14,6 +14,7 @@ TimingConfig timingConfigFor(const RerunOptions& o)
     cfg.warmup = std::max(0, o.warmup);
     cfg.trials = std::max(1, o.trials);
     cfg.l2Flush = o.l2Flush;
+    cfg.resetPersistingL2 = o.resetPersistingL2;
     return cfg;
 }
 
@@ -45,7 +46,7 @@ TimingWindow::TimingWindow(KernelTimer& timer, cudaStream_t stream, const Timing
 }
 
 Status TimingWindow::time(const LaunchFn& launch, const TaskContext& ctx, const char* stage,
-    std::optional<TimingStats>& stats, CuptiSummary& summary)
+    std::optional<TimingStats>& stats, CuptiSummary& summary, const TrialHooks* hooks, std::optional<double>* hostMs)
 {
     auto& tracer = CuptiTracer::instance();
     TaskContext sub;
@@ -53,10 +54,15 @@ Status TimingWindow::time(const LaunchFn& launch, const TaskContext& ctx, const 
     sub.progress = [&](const Progress& p) { ctx.report(stage, p.done, p.total); };
     auto ms = m_timer.time(launch, m_stream, m_config, sub,
         m_cupti ? std::function<Status()>([&] { return tracer.begin(); }) : std::function<Status()>(),
-        m_cupti ? std::function<Status()>([&] { return tracer.end(); }) : std::function<Status()>());
+        m_cupti ? std::function<Status()>([&] { return tracer.end(); }) : std::function<Status()>(), hooks);
     if (!ms) {
         if (m_cupti) (void)tracer.end();
         return ms.status();
+    }
+    if (hostMs) {
+        if (m_config.resetPersistingL2) KWB_RETURN_IF_ERROR(resetPersistingL2(m_stream));
+        KWB_ASSIGN_OR_RETURN(double h, m_timer.hostMsPerCall(launch, m_stream, std::min(m_config.trials, kHostTimerCalls)));
+        *hostMs = h;
     }
     stats = summarizeTimings(*ms, false);
     stats->eventOverheadMs = m_eventOverheadMs;

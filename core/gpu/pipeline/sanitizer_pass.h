@@ -1,0 +1,33 @@
+#pragma once
+// The optional compute-sanitizer pass (issue 12: memory errors that happen to
+// pass): kwb-runner re-executes the request's coverage and correctness runs in
+// a child `compute-sanitizer --tool T <kwb-runner> --correctness-only`, fed
+// the same request on stdin, and reads the tool's report from a log file (the
+// child's protocol output is discarded: only the report counts). The parser is
+// separate so that it can be tested on recorded reports without a GPU.
+//
+// Thread: the executor thread (the child is waited for).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "rerun/protocol.h"
+
+namespace kwb::gpu {
+
+// compute-sanitizer: $KWB_COMPUTE_SANITIZER, next to nvcc ($CUDA_HOME/bin,
+// /usr/local/cuda/bin), else on PATH. Empty when not found.
+std::string computeSanitizerPath();
+
+// One tool's log: "========= ERROR SUMMARY: N errors" gives the count; the
+// first report is the first "=========" block that names an error (trimmed).
+SanitizerReport parseSanitizerLog(std::string_view tool, std::string_view log);
+
+// Runs `request` (coverage + correctness only) under each of its options'
+// sanitize tools with `runnerPath` (normally /proc/self/exe). A tool that
+// cannot be run is a report with errors = -1 and the reason as first_report.
+std::vector<SanitizerReport> runSanitizerPass(const RerunRequest& request, const std::string& runnerPath,
+    double timeoutS);
+
+} // namespace kwb::gpu

@@ -1,0 +1,43 @@
+// Exploit (timer games, KernelBench's benchmarking guide 2026-03): the output
+// comes from the host. A call that arrives while its previous call is still
+// queued (a timing loop) copies the last result from pinned host memory with a
+// synchronous copy on the legacy default stream, which does not wait for the
+// harness's non-blocking stream; other calls compute on the GPU and keep a
+// host copy (without waiting for it). Inside a gated batch of timed trials the events on the harness's
+// stream are enqueued back to back while the host copies (0.7 ms a call, well
+// inside the gate's 20 ms per batch), so they time nothing; a host wall clock
+// around a device synchronize sees every copy.
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+namespace {
+__global__ void reluKernel(const float* x, float* out, std::int64_t n)
+{
+    const std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = fmaxf(x[i], 0.0f);
+}
+float* g_host = nullptr;
+std::int64_t g_cached = 0;
+cudaEvent_t g_done = nullptr;
+} // namespace
+
+extern "C" int kwb_launch(void** buffers, const std::int64_t* sizes, cudaStream_t stream)
+{
+    const std::int64_t n = sizes[0];
+    const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
+    auto* out = static_cast<float*>(buffers[1]);
+    if (!g_done && cudaEventCreateWithFlags(&g_done, cudaEventDisableTiming) != cudaSuccess) return 1;
+    if (!g_host && cudaMallocHost(&g_host, bytes) != cudaSuccess) return 2;
+    const bool queued = cudaEventQuery(g_done) == cudaErrorNotReady;
+    cudaGetLastError();
+    if (queued && g_cached == n) {
+        cudaMemcpy(out, g_host, bytes, cudaMemcpyHostToDevice); // legacy stream: no wait for `stream`
+    } else {
+        reluKernel<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(static_cast<const float*>(buffers[0]), out, n);
+        cudaMemcpyAsync(g_host, out, bytes, cudaMemcpyDeviceToHost, stream); // no wait: a gated stream would hold us
+        g_cached = n;
+    }
+    cudaEventRecord(g_done, stream);
+    return static_cast<int>(cudaGetLastError());
+}
