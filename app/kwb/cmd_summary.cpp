@@ -59,7 +59,7 @@ int runSummary(const Args& args)
     p.option("k", "LIST", "k values for pass@k", "1,5,10");
     p.option("bootstrap", "N", "bootstrap resamples for the 95% intervals", "2000");
     p.flag("curve", "with --format json: add each group's continuous fast_p curve (its breakpoints)");
-    p.epilog("Exit status is 1 when a file could not be read; bad records are reported on\n"
+    p.epilog("Exit status is 1 when a file could not be read or no records were loaded; bad records are reported on\n"
              "stderr (file, position, reason) and counted, and the rest still load.");
     if (!p.parse(args)) return finishParse(p);
     if (p.positionals().empty()) {
@@ -125,6 +125,13 @@ int runSummary(const Args& args)
         if (set.badRecordCount()) std::fprintf(stdout, "; %zu bad records skipped", set.badRecordCount());
         if (set.failedFileCount()) std::fprintf(stdout, "; %zu files failed", set.failedFileCount());
         std::fputs("\n", stdout);
+    }
+    // No records at all is no summary: say why (a baseline table alone) and fail.
+    const auto hints = recordLoadHints(set);
+    for (const auto& h : hints) std::fprintf(stderr, "kwb summary: %s\n", h.c_str());
+    if (set.records.empty()) {
+        if (hints.empty()) std::fprintf(stderr, "kwb summary: no records were loaded\n");
+        return kExitErrors;
     }
     return set.failedFileCount() ? kExitErrors : kExitOk;
 }

@@ -254,20 +254,12 @@ ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx, P
     } else if (!recordPaths.empty()) {
         const qsizetype firstMessage = data->messages.size();
         RecordSet set = loadRecordFiles(recordPaths, {}, ctx);
-        bool hasEval = false;
         for (const auto& f : set.files) {
             if (!f.ok()) data->messages << qs(f.fatal.toString());
             for (const auto& issue : f.issues) data->messages << qs(issue.toString());
-            hasEval = hasEval || f.format == recordFormatName(RecordFormat::KernelBenchEval);
         }
-        // A baseline table only gives speedups to eval records loaded with it: alone it is 0 records.
-        if (!hasEval)
-            for (const auto& f : set.files)
-                if (f.ok() && f.format == recordFormatName(RecordFormat::KernelBenchBaseline))
-                    data->messages << qs(f.file) +
-                                          QLatin1String(": a KernelBench baseline timing file holds no evaluation "
-                                                        "records; open it together with the eval_results.json it "
-                                                        "pairs with (its timings become their baselines)");
+        // A baseline table alone is 0 records: core says which file and how to pass both.
+        for (const auto& hint : recordLoadHints(set)) data->messages << qs(hint);
         if (ctx.cancelled()) {
             data->cancelled = true;
             return data;

@@ -26,6 +26,7 @@
 
 #include "export/table_export.h"
 #include "models/record_filter_proxy.h"
+#include "records/kernelbench_importer.h"
 #include "models/record_table_model.h"
 #include "views/cuda_highlighter.h"
 #include "views/filtered_table.h"
@@ -77,6 +78,37 @@ QString provenanceLine(const Provenance& p)
     return parts.isEmpty() ? QObject::tr("not recorded") : parts.join(QStringLiteral(" · "));
 }
 
+// "0.5039, 0.5117, 0.498 (largest 0.5117, 3 trials)": every trial's value, the worst named.
+QString differencesLine(const std::vector<double>& d)
+{
+    QStringList values;
+    for (double v : d) values << QString::number(v, 'g', 4);
+    if (d.size() == 1) return values.front();
+    return values.join(QLatin1String(", ")) + QObject::tr(" (largest %1, %2 trials)")
+                                                  .arg(QString::number(*std::max_element(d.begin(), d.end()), 'g', 4))
+                                                  .arg(d.size());
+}
+
+// What KernelBench's evaluator said about the sample (core/records/kernelbench_importer.h).
+void kernelBenchRows(QString& h, const EvalRecord& r)
+{
+    const auto m = kwb::kernelBenchMetadata(r);
+    if (!m || m->empty()) return;
+    if (m->trialsTotal)
+        row(h, QObject::tr("Correctness trials"),
+            QObject::tr("%1 of %2 passed").arg(m->trialsPassed.value_or(0)).arg(*m->trialsTotal));
+    if (!m->correctnessIssue.empty()) row(h, QObject::tr("Correctness issue"), esc(m->correctnessIssue));
+    if (!m->maxDifference.empty()) row(h, QObject::tr("Max difference"), differencesLine(m->maxDifference));
+    if (!m->avgDifference.empty()) row(h, QObject::tr("Avg difference"), differencesLine(m->avgDifference));
+    auto pre = [](const std::string& t) { return QLatin1String("<tt>") + esc(t) + QLatin1String("</tt>"); };
+    if (!m->compilationError.empty()) row(h, QObject::tr("Compilation error"), pre(m->compilationError));
+    if (!m->runtimeError.empty()) row(h, QObject::tr("Runtime error"), pre(m->runtimeError));
+    if (!m->otherError.empty()) row(h, QObject::tr("Error"), pre(m->otherError));
+    if (!m->hardware.empty()) row(h, QObject::tr("Evaluated on"), esc(m->hardware));
+    for (const auto& [k, v] : m->other)
+        if (k != "device") row(h, esc(k), esc(v));
+}
+
 QString recordHtml(const EvalRecord& r, const RecordRow& rr)
 {
     QString h = QLatin1String("<h3 style='margin:2px'>") + rr.id.toHtmlEscaped() + QLatin1String("</h3><table>");
@@ -89,13 +121,21 @@ QString recordHtml(const EvalRecord& r, const RecordRow& rr)
     const bool claimed = r.run == "leaderboard" && r.verification.flags.empty() && !r.verification.coverage;
     row(h, QObject::tr("Status"), rr.status + (r.compiled ? QObject::tr(", compiled") : QObject::tr(", not compiled")) +
         (claimed ? QObject::tr(" — claimed by the leaderboard, not verified (re-run it to check)") : QString()));
-    if (!r.error.empty()) row(h, QObject::tr("Error"), QLatin1String("<tt>") + esc(r.error) + QLatin1String("</tt>"));
+    const bool kernelBench = kwb::kernelBenchMetadata(r).has_value();
+    // KernelBench's errors are listed one by one below.
+    if (!r.error.empty() && !kernelBench)
+        row(h, QObject::tr("Error"), QLatin1String("<tt>") + esc(r.error) + QLatin1String("</tt>"));
     row(h, QObject::tr("Speedup"), std::isnan(rr.speedup) ? QStringLiteral("–") :
         QString::number(rr.speedup, 'f', 3) + QStringLiteral("× over ") +
         (r.speedupBaseline.empty() ? QObject::tr("baseline") : esc(r.speedupBaseline)));
     row(h, QObject::tr("Kernel"), statsLine(r.candidate));
     row(h, QObject::tr("Provenance"), provenanceLine(r.candidate.provenance) +
         (claimed ? QObject::tr(" (as the leaderboard reports it)") : QString()));
+    if (kernelBench) {
+        h += QLatin1String("<tr><td colspan='2'><b>") + QObject::tr("KernelBench evaluation") +
+             QLatin1String("</b></td></tr>");
+        kernelBenchRows(h, r);
+    }
     for (const auto& b : r.baselines) {
         row(h, QObject::tr("Baseline %1").arg(esc(b.name)), statsLine(b.stats));
         if (!b.stats.provenance.empty()) row(h, QString(), provenanceLine(b.stats.provenance));
