@@ -100,6 +100,9 @@ DistributionData computeDistribution(const RecordSet& set, const QString& groupF
         }
         g.allRecords = std::move(indexes);
         g.fastP = fastPCurve(ptrs);
+        // The same call as `kwb summary` (one group, default options: same bootstrap seed and k).
+        if (auto summary = summarize(std::span<const EvalRecord* const>(ptrs), SummaryOptions{}); !summary.empty())
+            g.stats = std::move(summary.front());
         if (!g.speedups.empty()) {
             g.q1 = quantile(g.speedups, 0.25).value_or(0);
             g.median = quantile(g.speedups, 0.5).value_or(0);
@@ -164,8 +167,15 @@ LogHistogram computeLogHistogram(const DistributionData& data, int bins)
                 h.maxCount = std::max(h.maxCount, c);
             }
         }
+        for (std::size_t b = 0; b < static_cast<std::size_t>(bins); ++b) h.maxShare = std::max(h.maxShare, h.share(data, g, b));
     }
     return h;
+}
+
+double LogHistogram::share(const DistributionData& data, std::size_t g, std::size_t b) const
+{
+    const std::size_t n = data.groups[g].speedups.size();
+    return n == 0 ? 0.0 : static_cast<double>(counts[g][b]) / static_cast<double>(n);
 }
 
 } // namespace kwb::ui

@@ -19,6 +19,9 @@ struct DistributionGroup {
     FastPCurve fastP;
     double q1 = 0, median = 0, q3 = 0, whiskerLow = 0, whiskerHigh = 0; // box plot (1.5 IQR of log speedup)
     std::vector<double> outliers; // speedups beyond the whiskers, ascending
+    // The group's statistics from core (analysis/statistics.h: summarize, as `kwb summary`
+    // computes them): 95% bootstrap intervals of the median speedup and win rate, pass@k.
+    GroupSummary stats;
 };
 
 struct DistributionData {
@@ -52,7 +55,10 @@ struct LogHistogram {
     std::vector<double> edges;               // bins + 1, ascending
     std::vector<std::vector<int>> counts;    // [group][bin]
     int maxCount = 0;
+    double maxShare = 0; // largest share of a group's records in one bin
     int binOf(double x) const; // -1 outside
+    // Share of group g's correct, timed records in bin b: groups of 5 and of 500 records compare.
+    double share(const DistributionData& data, std::size_t g, std::size_t b) const;
 };
 LogHistogram computeLogHistogram(const DistributionData& data, int bins = 30);
 

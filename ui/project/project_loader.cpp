@@ -16,6 +16,7 @@
 #include "project/input_classifier.h"
 #include "records/problem_names.h"
 #include "records/record_loader.h"
+#include "traces/rule_table.h"
 #include "views/rerun_service.h"
 
 #include "workbench/workload_analysis.h"
@@ -229,6 +230,29 @@ void lowerCurrentThreadPriority()
 bool buildHasTraces()
 {
     return true;
+}
+
+std::vector<ProjectionSummary> projectRecordSubset(const ProjectData& data, const std::vector<int>* subset)
+{
+    std::vector<ProjectionSummary> out;
+    const std::string rulesPath = QFile::encodeName(data.project.resolvedRules()).toStdString();
+    auto rules = rulesPath.empty() ? RuleTable::loadDefault() : RuleTable::load(rulesPath);
+    if (!rules) return out;
+    std::vector<EvalRecord> chosen;
+    if (subset) {
+        chosen.reserve(subset->size());
+        for (int i : *subset) chosen.push_back(data.records->records[static_cast<std::size_t>(i)]);
+    }
+    const std::span<const EvalRecord> records = subset ? std::span<const EvalRecord>(chosen)
+                                                       : std::span<const EvalRecord>(data.records->records);
+    for (const auto& k : data.knownTraces) {
+        if (!k.breakdown) {
+            out.emplace_back();
+            continue;
+        }
+        out.push_back(records.empty() ? ProjectionSummary{} : toSummary(projectWorkload(*k.breakdown, records, *rules)));
+    }
+    return out;
 }
 
 ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx, ProjectDataPtr previous)
