@@ -722,6 +722,11 @@ private Q_SLOTS:
                 QVERIFY(i.data().toString().contains(QStringLiteral("%1/%2").arg(cell.correct).arg(cell.records.size())));
             }
         QCOMPARE(inCells, data->rows->size());
+        // Problems in suite order: L1/2 before L1/10.
+        QVERIFY(naturalLess(QStringLiteral("L1/2_Standard"), QStringLiteral("L1/10_3D")));
+        QVERIFY(!naturalLess(QStringLiteral("L1/10_3D"), QStringLiteral("L1/2_Standard")));
+        QVERIFY(naturalLess(QStringLiteral("L1/1_Square"), QStringLiteral("L1/1_square_b")));
+        QVERIFY(std::is_sorted(p.problems.begin(), p.problems.end(), naturalLess));
         // A subset (the Records filters) tabulates only its records.
         std::vector<int> firstTen{0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
         const PivotData sub = computePivot(*data, &firstTen, false);

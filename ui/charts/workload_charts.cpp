@@ -174,9 +174,30 @@ void paintWorkloadPie(QPainter& p, const QRectF& rect, const WorkloadSummary& w,
     p.setFont(style.titleFont);
     p.setPen(style.foreground);
     p.drawText(QRectF(box.left(), box.top(), box.width(), h), kTitleFlags, title);
-    QChart* chart = buildWorkloadPie(w, colors, style, true);
+    // The legend is drawn here too: Qt Charts' legend elides labels that do not fit.
+    QChart* chart = buildWorkloadPie(w, colors, style, false);
     chart->setTitle(QString());
-    paintChart(p, rect.adjusted(0, h + 6, 0, 0), chart);
+    QList<QPair<QColor, QString>> entries;
+    for (auto* series : chart->series())
+        if (auto* pie = qobject_cast<QPieSeries*>(series))
+            for (auto* slice : pie->slices()) entries.append({slice->brush().color(), slice->label()});
+    const QFontMetricsF lfm(style.font);
+    const double sw = lfm.height() * 0.8;
+    double legendW = 0;
+    for (const auto& e : entries) legendW = std::max(legendW, sw + 6 + lfm.horizontalAdvance(e.second));
+    legendW = std::min(legendW + 8, rect.width() * 0.45);
+    const QRectF body = rect.adjusted(0, h + 6, 0, 0);
+    paintChart(p, QRectF(body.left(), body.top(), body.width() - legendW, body.height()), chart);
+    const double lineH = lfm.height() * 1.5;
+    double y = body.top() + std::max(0.0, (body.height() - lineH * static_cast<double>(entries.size())) / 2);
+    p.setFont(style.font);
+    for (const auto& [color, label] : entries) {
+        const double x = body.right() - legendW + 4;
+        p.fillRect(QRectF(x, y + (lfm.height() - sw) / 2, sw, sw), color);
+        p.setPen(style.foreground);
+        p.drawText(QRectF(x + sw + 6, y, legendW - sw - 10, lineH), Qt::AlignLeft | Qt::TextWordWrap, label);
+        y += lineH;
+    }
     p.restore();
 }
 

@@ -65,8 +65,10 @@ int paintTableFigure(QPainter& p, const QRectF& rect, const FigureStyle& style, 
         top += t.height() + 4;
     }
 
-    // Column widths from the widest text among the rows that can be shown; a
-    // table too wide for the figure gets a smaller font rather than cut text.
+    // Column widths from the widest text among the rows shown. A table too wide
+    // for the figure is set in a smaller font (down to 60%); if it still does not
+    // fit, columns are left out from the right and the note names them: no cell
+    // text is ever cut.
     auto widths = [&](const QFont& f, int upTo) {
         const QFontMetricsF fm(f);
         QFont hb = f;
@@ -80,36 +82,60 @@ int paintTableFigure(QPainter& p, const QRectF& rect, const FigureStyle& style, 
         }
         return w;
     };
-    const int sample = std::min(rows, table.maxRows > 0 ? table.maxRows : 400);
-    QList<double> w = widths(font, sample);
-    double total = 0;
-    for (double v : w) total += v;
-    for (int i = 0; i < 6 && total > rect.width(); ++i) {
-        const double scale = std::max(0.55, rect.width() / total);
-        font.setPixelSize(std::max(6, static_cast<int>(font.pixelSize() > 0 ? font.pixelSize() * scale
-                                                                            : font.pointSizeF() * scale * 96.0 / 72.0)));
-        w = widths(font, sample);
-        total = 0;
-        for (double v : w) total += v;
+    QStringList leftOut;
+    auto noteFor = [&](int shownRows) -> QString {
+        QString n = table.note;
+        auto add = [&n](const QString& part) {
+            if (!n.isEmpty()) n += QLatin1Char(' ');
+            n += part;
+        };
+        if (shownRows < rows) add(QObject::tr("First %1 of %2 rows shown.").arg(shownRows).arg(rows));
+        if (leftOut.size() > 4)
+            add(QObject::tr("%1 columns left out for width (%2 … %3).").arg(leftOut.size()).arg(leftOut.front(), leftOut.back()));
+        else if (!leftOut.isEmpty())
+            add(QObject::tr("Columns left out for width: %1.").arg(leftOut.join(QStringLiteral(", "))));
+        return n;
+    };
+    // Room for the note at its longest (every column named as left out).
+    QString longHeaders;
+    for (int c : cols) longHeaders = std::max(longHeaders, headerText(c), [](const QString& a, const QString& b) { return a.size() < b.size(); });
+    const QFontMetricsF noteFm(style.font);
+    const QString longestNote = noteFor(0) + QObject::tr(" 99 columns left out for width (%1 … %1).").arg(longHeaders);
+    const double noteH = noteFm.boundingRect(QRectF(0, 0, rect.width(), 1000), Qt::TextWordWrap, longestNote).height() + 6;
+    auto rowsThatFit = [&](const QFont& f) {
+        const double rh = QFontMetricsF(f).height() + 4;
+        int n = std::max(0, std::min(rows, static_cast<int>((rect.bottom() - top - rh - noteH - 4) / rh)));
+        if (table.maxRows >= 0) n = std::min(n, table.maxRows);
+        return n;
+    };
+    auto sum = [](const QList<double>& v) {
+        double t = 0;
+        for (double x : v) t += x;
+        return t;
+    };
+    const int basePx = font.pixelSize() > 0 ? font.pixelSize() : static_cast<int>(font.pointSizeF() * kLayoutDpi / 72.0);
+    const int minPx = std::max(6, static_cast<int>(basePx * 0.6));
+    font.setPixelSize(basePx);
+    int shown = rowsThatFit(font);
+    QList<double> w = widths(font, shown);
+    double total = sum(w);
+    while (total > rect.width() && font.pixelSize() > minPx) {
+        const double scale = std::max(0.85, rect.width() / total);
+        font.setPixelSize(std::max(minPx, std::min(font.pixelSize() - 1, static_cast<int>(font.pixelSize() * scale))));
+        shown = rowsThatFit(font);
+        w = widths(font, shown);
+        total = sum(w);
+    }
+    while (total > rect.width() && cols.size() > 1) {
+        leftOut.prepend(headerText(cols.last()));
+        cols.removeLast();
+        w.removeLast();
+        total = sum(w);
     }
     bold = font;
     bold.setBold(true);
     const QFontMetricsF fm(font);
     const double rowH = fm.height() + 4;
-
-    QFontMetricsF noteFm(style.font);
-    auto noteFor = [&](int shown) {
-        QString n = table.note;
-        if (shown < rows) {
-            if (!n.isEmpty()) n += QStringLiteral(" ");
-            n += QObject::tr("First %1 of %2 rows shown.").arg(shown).arg(rows);
-        }
-        return n;
-    };
-    const double noteH = noteFm.boundingRect(QRectF(0, 0, rect.width(), 1000), Qt::TextWordWrap, noteFor(0)).height() + 6;
-    const double available = rect.bottom() - top - rowH - noteH - 4;
-    int shown = std::max(0, std::min(rows, static_cast<int>(available / rowH)));
-    if (table.maxRows >= 0) shown = std::min(shown, table.maxRows);
 
     QPen rule(style.foreground);
     rule.setWidthF(std::max(0.75, style.lineWidth * 0.6));

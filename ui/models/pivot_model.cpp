@@ -11,6 +11,32 @@
 
 namespace kwb::ui {
 
+bool naturalLess(const QString& a, const QString& b)
+{
+    qsizetype i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (a[i].isDigit() && b[j].isDigit()) {
+            qsizetype ie = i, je = j;
+            while (ie < a.size() && a[ie].isDigit()) ++ie;
+            while (je < b.size() && b[je].isDigit()) ++je;
+            // Compare the runs as numbers: strip leading zeros, then the longer is larger.
+            QStringView x = QStringView(a).sliced(i, ie - i), y = QStringView(b).sliced(j, je - j);
+            while (x.size() > 1 && x.front() == u'0') x = x.sliced(1);
+            while (y.size() > 1 && y.front() == u'0') y = y.sliced(1);
+            if (x.size() != y.size()) return x.size() < y.size();
+            if (const int c = x.compare(y); c != 0) return c < 0;
+            i = ie;
+            j = je;
+            continue;
+        }
+        const QChar ca = a[i].toCaseFolded(), cb = b[j].toCaseFolded();
+        if (ca != cb) return ca < cb;
+        ++i;
+        ++j;
+    }
+    return a.size() - i < b.size() - j;
+}
+
 const PivotCell* PivotData::cell(int problem, int model) const
 {
     if (problem < 0 || model < 0 || problem >= problems.size() || model >= models.size()) return nullptr;
@@ -37,12 +63,8 @@ PivotData computePivot(const ProjectData& data, const std::vector<int>* subset, 
     }
     p.problems = QStringList(problemSet.begin(), problemSet.end());
     p.models = QStringList(modelSet.begin(), modelSet.end());
-    std::sort(p.problems.begin(), p.problems.end(), [](const QString& a, const QString& b) {
-        return QString::compare(a, b, Qt::CaseInsensitive) < 0;
-    });
-    std::sort(p.models.begin(), p.models.end(), [](const QString& a, const QString& b) {
-        return QString::compare(a, b, Qt::CaseInsensitive) < 0;
-    });
+    std::sort(p.problems.begin(), p.problems.end(), naturalLess);
+    std::sort(p.models.begin(), p.models.end(), naturalLess);
     QHash<QString, int> problemIndex;
     QHash<QString, int> modelIndex;
     for (int i = 0; i < p.problems.size(); ++i) problemIndex.insert(p.problems[i], i);
@@ -146,7 +168,7 @@ QVariant PivotModel::data(const QModelIndex& index, int role) const
 
 QVariant PivotModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+    if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return QAbstractTableModel::headerData(section, orientation, role);
     const QStringList& names = orientation == Qt::Horizontal ? m_pivot.models : m_pivot.problems;
     if (section < 0 || section >= names.size()) return {};
     return names[section];

@@ -32,6 +32,9 @@ struct PivotData {
     const PivotCell* cell(int problem, int model) const;
 };
 
+// Text order with digit runs compared as numbers (L1/2 before L1/10), as a reader scans a suite.
+bool naturalLess(const QString& a, const QString& b);
+
 // `subset` null: every record.
 PivotData computePivot(const ProjectData& data, const std::vector<int>* subset, bool countErrorFlagged);
 

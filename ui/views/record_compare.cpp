@@ -94,7 +94,7 @@ QString provenanceOf(const Provenance& p)
                      .arg(p.tolerance.atol ? QString::number(*p.tolerance.atol, 'g', 3) : QStringLiteral("–"),
                          p.tolerance.rtol ? QString::number(*p.tolerance.rtol, 'g', 3) : QStringLiteral("–"));
     if (!p.precision.empty()) parts << esc(p.precision);
-    return parts.isEmpty() ? QStringLiteral("–") : parts.join(QLatin1String(" · "));
+    return parts.isEmpty() ? QStringLiteral("–") : parts.join(QStringLiteral(" · "));
 }
 
 QString speedupOf(const RecordRow& r)
@@ -146,10 +146,10 @@ QString compareRecordsHtml(const ProjectData& data, int recordA, int recordB, co
     h += QLatin1String("<table cellspacing='0' cellpadding='3' border='1' style='border-collapse:collapse'>");
     auto line = [&h](const QString& key, const QString& va, const QString& vb) {
         const bool differ = va != vb;
-        h += QLatin1String("<tr><td style='color:#555'>") + key + QLatin1String("</td><td") +
-             (differ ? QLatin1String(" style='background:#FFF2CC'") : QLatin1String()) + QLatin1Char('>') + va +
-             QLatin1String("</td><td") + (differ ? QLatin1String(" style='background:#FFF2CC'") : QLatin1String()) +
-             QLatin1Char('>') + vb + QLatin1String("</td></tr>");
+        // Rows whose values differ are shaded (bgcolor: what Qt's rich text honours on cells).
+        const QLatin1String shade = differ ? QLatin1String(" bgcolor='#FFF2CC'") : QLatin1String();
+        h += QLatin1String("<tr><td style='color:#555'>") + key + QLatin1String("</td><td") + shade + QLatin1Char('>') +
+             va + QLatin1String("</td><td") + shade + QLatin1Char('>') + vb + QLatin1String("</td></tr>");
     };
     line(QObject::tr("Record"), QLatin1String("<b>") + ra.id.toHtmlEscaped() + QLatin1String("</b>"),
         QLatin1String("<b>") + rb.id.toHtmlEscaped() + QLatin1String("</b>"));

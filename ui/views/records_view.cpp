@@ -615,8 +615,9 @@ void RecordsView::paintFigure(QPainter& painter, const QRectF& rect, const Figur
 {
     TableFigure t;
     t.title = figureTitle();
-    t.columns = {RecordTableModel::Id, RecordTableModel::Model, RecordTableModel::Problem, RecordTableModel::Status,
-        RecordTableModel::Speedup, RecordTableModel::CandidateMs, RecordTableModel::BaselineMs, RecordTableModel::Flags};
+    // What a reader checks first on the left: a narrow figure leaves out columns from the right.
+    t.columns = {RecordTableModel::Id, RecordTableModel::Problem, RecordTableModel::Model, RecordTableModel::Status,
+        RecordTableModel::Speedup, RecordTableModel::Flags, RecordTableModel::CandidateMs, RecordTableModel::BaselineMs};
     const QString filter = describeFilter(m_proxy->filter());
     t.note = tr("%1 of %2 records").arg(m_proxy->rowCount()).arg(m_model->rowCount());
     if (!filter.isEmpty()) t.note += tr(", filter: %1").arg(filter);

@@ -170,8 +170,9 @@ void SuspiciousView::paintFigure(QPainter& p, const QRectF& rect, const FigureSt
                        : row.severity == 2 ? QColor(0xB0, 0x78, 0x00)
                        : row.unverifiedClaim ? QColor(0x00, 0x72, 0xB2)
                                              : QColor(0x77, 0x77, 0x77);
-        items.push_back({row.id + QStringLiteral("  (") + row.model + QStringLiteral(", ") + row.problem + QLatin1Char(')'),
-            row.speedup, c});
+        // The id names the record; the model is added where the id does not contain it.
+        const QString label = row.id.contains(row.model) || row.model.isEmpty() ? row.id : row.id + QStringLiteral(" · ") + row.model;
+        items.push_back({label, row.speedup, c});
         if (std::isfinite(row.speedup) && row.speedup > 0) {
             lo = std::min(lo, row.speedup);
             hi = std::max(hi, row.speedup);
@@ -179,14 +180,21 @@ void SuspiciousView::paintFigure(QPainter& p, const QRectF& rect, const FigureSt
     }
     lo = std::pow(10.0, std::floor(std::log10(lo)));
     hi = std::pow(10.0, std::ceil(std::log10(hi)));
-    double labelW = 0;
-    for (const auto& it : items) labelW = std::max(labelW, fm.horizontalAdvance(it.label));
-    // Labels wider than 60% of the figure are set smaller, not cut.
+    // Labels get at most 55% of the width; longer ones are set smaller, never cut.
     QFont labelFont = style.font;
-    if (labelW + 8 > rect.width() * 0.6 && style.font.pixelSize() > 0)
-        labelFont.setPixelSize(std::max(6, static_cast<int>(style.font.pixelSize() * (rect.width() * 0.6 - 8) / labelW)));
-    labelW = std::min(labelW + 8, rect.width() * 0.6);
-    const QRectF plot(rect.left() + labelW, top, rect.width() - labelW - 8, shown * rowH);
+    if (labelFont.pixelSize() <= 0) labelFont.setPixelSize(static_cast<int>(std::lround(labelFont.pointSizeF() * kLayoutDpi / 72.0)));
+    auto widest = [&items](const QFont& f) {
+        const QFontMetricsF m(f);
+        double w = 0;
+        for (const auto& it : items) w = std::max(w, m.horizontalAdvance(it.label));
+        return w;
+    };
+    const double maxLabelW = rect.width() * 0.55;
+    while (widest(labelFont) + 8 > maxLabelW && labelFont.pixelSize() > 5) labelFont.setPixelSize(labelFont.pixelSize() - 1);
+    const double labelW = std::min(widest(labelFont) + 8, maxLabelW);
+    // Room on the right for the last tick label.
+    const QRectF plot(rect.left() + labelW, top, rect.width() - labelW - fm.horizontalAdvance(QStringLiteral("1000×")) / 2 - 4,
+        shown * rowH);
     auto xOf = [&](double v) { return plot.left() + plot.width() * (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)); };
     QPen grid(style.grid);
     grid.setWidthF(std::max(0.5, style.lineWidth * 0.4));
@@ -195,7 +203,7 @@ void SuspiciousView::paintFigure(QPainter& p, const QRectF& rect, const FigureSt
         p.setPen(grid);
         p.drawLine(QPointF(xOf(d), plot.top()), QPointF(xOf(d), plot.bottom()));
         p.setPen(style.foreground);
-        p.drawText(QRectF(xOf(d) - 30, plot.bottom() + 2, 60, fm.height()), Qt::AlignHCenter, QString::number(d, 'g', 3) + QStringLiteral("×"));
+        p.drawText(QRectF(xOf(d) - 30, plot.bottom() + 2, 60, fm.height()), Qt::AlignHCenter, (d >= 1 ? QString::number(d, 'f', 0) : QString::number(d, 'g', 3)) + QStringLiteral("×"));
     }
     p.drawText(QRectF(plot.left(), plot.bottom() + fm.height() + 3, plot.width(), fm.height()), Qt::AlignHCenter,
         tr("Claimed speedup (log scale)"));
@@ -204,7 +212,7 @@ void SuspiciousView::paintFigure(QPainter& p, const QRectF& rect, const FigureSt
     dashed.setWidthF(std::max(0.75, style.lineWidth * 0.75));
     p.setPen(dashed);
     p.drawLine(QPointF(xOf(unverifiedClaimThreshold()), plot.top()), QPointF(xOf(unverifiedClaimThreshold()), plot.bottom()));
-    const double dot = std::max(3.0, fm.height() * 0.45);
+    const double dot = std::max(2.5, fm.height() * 0.3);
     for (std::size_t i = 0; i < items.size(); ++i) {
         const double y = plot.top() + (static_cast<double>(i) + 0.5) * rowH;
         p.setFont(labelFont);
