@@ -943,6 +943,10 @@ private Q_SLOTS:
         // Without both sources there is no diff, and the pane says which record lacks one.
         QVERIFY(view.compareRecords(0, 1, &reason));
         QVERIFY(view.comparisonHtml().contains(QStringLiteral("No source diff: r2 carries no kernel source")));
+        // Records of two runs: the runs' statistics (core's summarize, as kwb summary) side by side.
+        QVERIFY((*data->rows)[0].run != (*data->rows)[1].run);
+        QVERIFY(view.comparisonHtml().contains(QStringLiteral("Whole run (kwb summary)")));
+        QVERIFY(view.comparisonHtml().contains(QStringLiteral("median speedup")));
     }
 
     // Issue 14: Records and Suspicious export real figures (vector text, no widget screenshot, embedded fonts).
