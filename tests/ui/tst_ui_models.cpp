@@ -738,8 +738,16 @@ private Q_SLOTS:
     void groupStatsAreCoresSummary()
     {
         const ProjectDataPtr data = goodData();
-        const DistributionData d = computeDistribution(*data->records, QStringLiteral("model"), nullptr,
+        DistributionData d = computeDistribution(*data->records, QStringLiteral("model"), nullptr,
             kMaxDistributionGroups, true);
+        const auto stats = computeGroupStats(*data->records, d, true);
+        QCOMPARE(stats.size(), d.groups.size());
+        for (std::size_t g = 0; g < stats.size(); ++g) d.groups[g].stats = stats[g];
+        kwb::CancelFlag cancelled;
+        cancelled.cancel();
+        kwb::TaskContext ctx;
+        ctx.cancel = &cancelled;
+        QVERIFY(computeGroupStats(*data->records, d, true, ctx).empty());
         kwb::SummaryOptions options;
         options.groupBy = {"model"};
         const auto cli = kwb::summarize(data->records->records, options);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/statistics.h"
+#include "base/progress.h"
 #include "records/record_set.h"
 
 namespace kwb::ui {
@@ -19,8 +20,7 @@ struct DistributionGroup {
     FastPCurve fastP;
     double q1 = 0, median = 0, q3 = 0, whiskerLow = 0, whiskerHigh = 0; // box plot (1.5 IQR of log speedup)
     std::vector<double> outliers; // speedups beyond the whiskers, ascending
-    // The group's statistics from core (analysis/statistics.h: summarize, as `kwb summary`
-    // computes them): 95% bootstrap intervals of the median speedup and win rate, pass@k.
+    // The group's statistics from core (computeGroupStats below); empty until computed.
     GroupSummary stats;
 };
 
@@ -49,6 +49,14 @@ struct DistributionData {
 inline constexpr int kMaxDistributionGroups = 8;
 DistributionData computeDistribution(const RecordSet& set, const QString& groupField,
     const std::vector<int>* subset = nullptr, int maxGroups = kMaxDistributionGroups, bool countErrorFlagged = false);
+
+// Each group's statistics from core (analysis/statistics.h summarize, exactly as
+// `kwb summary` computes them: 95% bootstrap intervals of the median speedup and
+// win rate, fast_p, pass@k), counting records as computeDistribution did. The
+// bootstrap costs seconds on 100k records: the view runs it as its own job,
+// after the chart, on a pool of its own. Empty when cancelled.
+std::vector<GroupSummary> computeGroupStats(const RecordSet& set, const DistributionData& data,
+    bool countErrorFlagged, const kwb::TaskContext& ctx = {});
 
 // Log-spaced histogram bins over the data's range.
 struct LogHistogram {

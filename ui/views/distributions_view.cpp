@@ -208,6 +208,7 @@ void DistributionsView::recompute()
     if (subset && !subset->empty() && static_cast<std::size_t>(subset->back()) >= records->records.size())
         subset.reset();
     m_filterNote->setText(filterNote());
+    m_statsJob.supersede(); // its groups are about to change
     m_job.start(
         [records, field, countFlagged, subset](const TaskContext&) {
             auto d = std::make_shared<std::pair<DistributionData, LogHistogram>>();
@@ -219,9 +220,32 @@ void DistributionsView::recompute()
             m_dist = std::move(d->first);
             m_hist = std::move(d->second);
             m_statsModel->setDistribution(m_dist);
-            m_statsTable->resizeColumnsToContents();
             rebuildChart();
+            recomputeStats();
         });
+}
+
+void DistributionsView::recomputeStats()
+{
+    // A pool of one thread for the bootstrap: seconds of work on 100k records that
+    // must not hold up the filters and sorts queued on the global pool.
+    static QThreadPool* statsPool = [] {
+        auto* pool = new QThreadPool;
+        pool->setMaxThreadCount(1);
+        return pool;
+    }();
+    m_statsJob.setPool(statsPool);
+    auto records = m_data->records;
+    auto dist = std::make_shared<DistributionData>(m_dist);
+    const bool countFlagged = m_countFlagged->isChecked();
+    m_statsJob.start([records, dist, countFlagged](const TaskContext& ctx) {
+        return std::make_shared<std::vector<GroupSummary>>(computeGroupStats(*records, *dist, countFlagged, ctx));
+    }, [this](std::shared_ptr<std::vector<GroupSummary>> stats) {
+        if (stats->size() != m_dist.groups.size()) return; // cancelled
+        for (std::size_t g = 0; g < stats->size(); ++g) m_dist.groups[g].stats = std::move((*stats)[g]);
+        m_statsModel->setDistribution(m_dist);
+        m_statsTable->resizeColumnsToContents();
+    });
 }
 
 void DistributionsView::rebuildChart()

@@ -29,7 +29,7 @@ public:
 
     QString viewName() const override { return QStringLiteral("distributions"); }
     void setProjectData(ProjectDataPtr data) override;
-    bool isBusy() const override { return m_job.isRunning(); }
+    bool isBusy() const override { return m_job.isRunning() || m_statsJob.isRunning(); }
     void paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const override;
     QString figureTitle() const override;
 
@@ -61,6 +61,7 @@ Q_SIGNALS:
 
 private:
     void recompute();
+    void recomputeStats();
     void rebuildChart();
     void connectSeries(QAbstractSeries* series);
 
@@ -70,6 +71,7 @@ private:
     DistributionKind m_kind = DistributionKind::Histogram;
     QString m_groupField = QStringLiteral("model");
     JobTracker m_job;
+    JobTracker m_statsJob; // the groups' statistics, after the chart, on their own pool
     QComboBox* m_kindBox;
     QComboBox* m_groupBox;
     QLabel* m_summary;

@@ -31,6 +31,7 @@ PivotView::PivotView(QWidget* parent)
     m_table->horizontalHeader()->setDefaultSectionSize(150);
     // Model names are never cut: each column is as wide as its name or its cells.
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setResizeContentsPrecision(100); // sized from 100 rows, not every row
     m_table->verticalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_summary->setWordWrap(true);
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
