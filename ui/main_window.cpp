@@ -39,6 +39,7 @@
 #include "views/coverage_view.h"
 #include "views/distributions_view.h"
 #include "views/exploit_matrix_view.h"
+#include "views/pivot_view.h"
 #include "views/records_view.h"
 #include "views/rerun_panel.h"
 #include "views/rerun_service.h"
@@ -66,6 +67,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_tabs(new QTabWidget),
       m_records(new RecordsView),
       m_distributions(new DistributionsView),
+      m_pivot(new PivotView),
       m_workloads(new WorkloadsView),
       m_coverage(new CoverageView),
       m_rerun(new RerunService(this)),
@@ -77,7 +79,7 @@ MainWindow::MainWindow(QWidget* parent)
     initKwbResources();
     m_suspicious = new SuspiciousView(m_rerun);
     m_records->attachRerun(m_rerun);
-    m_views = {m_records, m_distributions, m_workloads, m_coverage, m_suspicious};
+    m_views = {m_records, m_distributions, m_pivot, m_workloads, m_coverage, m_suspicious};
     // The paper's views (issues 13 and 16): claimed vs verified, zero acceptance, the scale sweep.
     auto* claims = new ClaimsView;
     m_views << claims << new ZeroAcceptanceView << new ScaleSweepView << new ExploitMatrixView;
@@ -115,6 +117,20 @@ MainWindow::MainWindow(QWidget* parent)
         m_records->showPicked(recs, what);
         showView(QStringLiteral("records"));
     });
+    connect(m_pivot, &PivotView::recordsPicked, this, [this](const QSet<int>& recs, const QString& what) {
+        m_records->showPicked(recs, what);
+        showView(QStringLiteral("records"));
+    });
+    // The charts, statistics, pivot and projection follow the Records filters; each says
+    // which filter is in effect and has a button back to all records.
+    connect(m_records, &RecordsView::filterSubsetChanged, this, [this](const RecordSubset& subset) {
+        m_distributions->setRecordSubset(subset);
+        m_pivot->setRecordSubset(subset);
+        m_workloads->setRecordSubset(subset);
+    });
+    connect(m_distributions, &DistributionsView::allRecordsRequested, this, [this] { m_records->setFilter({}); });
+    connect(m_pivot, &PivotView::allRecordsRequested, this, [this] { m_records->setFilter({}); });
+    connect(m_workloads, &WorkloadsView::allRecordsRequested, this, [this] { m_records->setFilter({}); });
     connect(m_suspicious, &SuspiciousView::recordActivated, this, [this](int rec) {
         showView(QStringLiteral("records"));
         m_records->selectRecord(rec);
@@ -187,7 +203,7 @@ void MainWindow::buildMenus()
     int tab = 0;
     for (FigureView* v : m_views) {
         const QString name = v->viewName();
-        // Ctrl+1 .. Ctrl+5 switch tabs.
+        // Ctrl+1, Ctrl+2, ... switch tabs in order.
         view->addAction(v->windowTitle(), QKeySequence(QStringLiteral("Ctrl+%1").arg(++tab)), this,
             [this, name] { showView(name); });
     }

@@ -29,6 +29,7 @@ namespace kwb::ui {
 class FigureView;
 class RecordsView;
 class DistributionsView;
+class PivotView;
 class WorkloadsView;
 class CoverageView;
 class SuspiciousView;
@@ -90,6 +91,7 @@ public:
     FigureView* view(const QString& name) const;
     RecordsView* recordsView() const { return m_records; }
     DistributionsView* distributionsView() const { return m_distributions; }
+    PivotView* pivotView() const { return m_pivot; }
     WorkloadsView* workloadsView() const { return m_workloads; }
     CoverageView* coverageView() const { return m_coverage; }
     SuspiciousView* suspiciousView() const { return m_suspicious; }
@@ -139,6 +141,7 @@ private:
     QTabWidget* m_tabs;
     RecordsView* m_records;
     DistributionsView* m_distributions;
+    PivotView* m_pivot;
     WorkloadsView* m_workloads;
     CoverageView* m_coverage;
     SuspiciousView* m_suspicious;

@@ -64,7 +64,7 @@ int runSummary(const Args& args)
     p.option("claims", "auto|yes|no", "per-model table of claimed speedups against their re-runs (kwb verify): "
                                       "auto prints it when some record was re-run", "auto");
     p.option("hold-ratio", "R", "a claim holds when re-measured / claimed >= R", "0.8");
-    p.epilog("Exit status is 1 when a file could not be read; bad records are reported on\n"
+        p.epilog("Exit status is 1 when a file could not be read or no records were loaded; bad records are reported on\n"
              "stderr (file, position, reason) and counted, and the rest still load.");
     if (!p.parse(args)) return finishParse(p);
     if (p.positionals().empty()) {
@@ -150,6 +150,13 @@ int runSummary(const Args& args)
             std::fputs("\nClaimed speedups against their re-runs\n\n", stdout);
             std::fputs(claimTallyText(tallyClaims(points), claimOptions).c_str(), stdout);
         }
+    }
+    // No records at all is no summary: say why (a baseline table alone) and fail.
+    const auto hints = recordLoadHints(set);
+    for (const auto& h : hints) std::fprintf(stderr, "kwb summary: %s\n", h.c_str());
+    if (set.records.empty()) {
+        if (hints.empty()) std::fprintf(stderr, "kwb summary: no records were loaded\n");
+        return kExitErrors;
     }
     return set.failedFileCount() ? kExitErrors : kExitOk;
 }

@@ -12,6 +12,7 @@
 #include "main_window.h"
 #include "project/input_classifier.h"
 #include "views/distributions_view.h"
+#include "views/records_view.h"
 #include "views/rerun_panel.h"
 
 namespace {
@@ -45,7 +46,7 @@ int main(int argc, char** argv)
     bool noWindow = false;
     for (int i = 1; i < argc; ++i) {
         const QByteArray a(argv[i]);
-        if (a.startsWith("--screenshot")) screenshot = true;
+        if (a.startsWith("--screenshot") || a.startsWith("--export")) screenshot = true;
         if (a == "--help" || a == "-h" || a == "-?" || a == "--help-all" || a == "--version" || a == "-v")
             noWindow = true;
     }
@@ -71,7 +72,7 @@ int main(int argc, char** argv)
     QCommandLineOption shotOpt(QStringLiteral("screenshot"), QStringLiteral("Render the window to FILE (PNG) and exit."),
         QStringLiteral("FILE"));
     QCommandLineOption viewOpt(QStringLiteral("view"),
-        QStringLiteral("View to show: records, distributions, workloads, coverage, suspicious."), QStringLiteral("NAME"));
+        QStringLiteral("View to show: records, distributions, pivot, workloads, coverage, suspicious."), QStringLiteral("NAME"));
     QCommandLineOption sizeOpt(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."),
         QStringLiteral("WxH"), QStringLiteral("1280x800"));
     QCommandLineOption chartOpt(QStringLiteral("chart"),
@@ -86,6 +87,16 @@ int main(int argc, char** argv)
     QCommandLineOption rerunTimeoutOpt(QStringLiteral("rerun-timeout"),
         QStringLiteral("Seconds to wait for the re-run's result (default 900)."), QStringLiteral("S"),
         QStringLiteral("900"));
+    QCommandLineOption filterOpt(QStringLiteral("filter"),
+        QStringLiteral("Set the Records filters, e.g. level=1,model=NAME,search=relu (fields: model, level, problem, "
+                       "status, flag, search); the charts, pivot and projection follow them."),
+        QStringLiteral("FIELD=VALUE,..."));
+    QCommandLineOption compareOpt(QStringLiteral("compare"),
+        QStringLiteral("Compare two records side by side in the records view's Compare tab."), QStringLiteral("ID,ID"));
+    QCommandLineOption exportOpt(QStringLiteral("export"),
+        QStringLiteral("Export the shown view's figure (as File → Export Figure: .pdf, .svg or .png, the project's "
+                       "figure preset) to FILE and exit; with --screenshot both are written."),
+        QStringLiteral("FILE"));
     QCommandLineOption projectOpt(QStringLiteral("project"),
         QStringLiteral("Open this project file (the same as giving it as the only input)."), QStringLiteral("FILE"));
     parser.addOption(projectOpt);
@@ -96,6 +107,9 @@ int main(int argc, char** argv)
     parser.addOption(viewOpt);
     parser.addOption(sizeOpt);
     parser.addOption(chartOpt);
+    parser.addOption(filterOpt);
+    parser.addOption(compareOpt);
+    parser.addOption(exportOpt);
     parser.process(app);
 
     kwb::ui::MainWindow window;
@@ -169,6 +183,47 @@ int main(int argc, char** argv)
         err(QStringLiteral("no record '%1' in the project").arg(parser.value(recordOpt)));
         return 1;
     }
+    if (parser.isSet(filterOpt)) {
+        kwb::ui::RecordFilter f;
+        for (const QString& part : parser.value(filterOpt).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            const qsizetype eq = part.indexOf(QLatin1Char('='));
+            const QString key = part.left(eq).trimmed();
+            const QString value = eq < 0 ? QString() : part.mid(eq + 1);
+            QString* field = key == QLatin1String("model") ? &f.model
+                           : key == QLatin1String("level") ? &f.level
+                           : key == QLatin1String("problem") ? &f.problem
+                           : key == QLatin1String("status") ? &f.status
+                           : key == QLatin1String("flag") ? &f.flag
+                           : key == QLatin1String("search") ? &f.search
+                                                            : nullptr;
+            if (eq < 0 || !field) {
+                err(QStringLiteral("--filter: '%1' is not FIELD=VALUE with FIELD one of model, level, problem, status, "
+                                   "flag, search")
+                        .arg(part));
+                return 2;
+            }
+            *field = value;
+        }
+        window.recordsView()->setFilter(f);
+        window.waitUntilIdle(60000);
+    }
+    if (parser.isSet(compareOpt)) {
+        const QStringList ids = parser.value(compareOpt).split(QLatin1Char(','));
+        int recs[2] = {-1, -1};
+        const auto& rows = *window.projectData()->rows;
+        for (int k = 0; k < 2 && k < ids.size(); ++k)
+            for (std::size_t i = 0; i < rows.size(); ++i)
+                if (rows[i].id == ids[k]) recs[k] = static_cast<int>(i);
+        QString reason;
+        if (ids.size() != 2 || recs[0] < 0 || recs[1] < 0) {
+            err(QStringLiteral("--compare needs two record ids of the project, got '%1'").arg(parser.value(compareOpt)));
+            return 1;
+        }
+        if (!window.recordsView()->compareRecords(recs[0], recs[1], &reason)) {
+            err(reason);
+            return 1;
+        }
+    }
     int status = 0;
     if (rerun) {
         bool okTimeout = false;
@@ -191,6 +246,15 @@ int main(int argc, char** argv)
         else window.showView(QStringLiteral("records"));
     }
     window.waitUntilIdle(30000);
+    if (parser.isSet(exportOpt)) {
+        QString error;
+        if (!window.exportCurrentView(parser.value(exportOpt), &error)) {
+            err(error);
+            return 1;
+        }
+        std::printf("%s\n", QDir::toNativeSeparators(QFileInfo(parser.value(exportOpt)).absoluteFilePath()).toLocal8Bit().constData());
+        if (!parser.isSet(shotOpt)) return status;
+    }
     const QImage image = window.grab().toImage();
     const QString file = parser.value(shotOpt);
     if (!image.save(file)) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 
@@ -457,6 +458,85 @@ std::size_t joinBaseline(std::span<EvalRecord> records, const BaselineTable& tab
         ++joined;
     }
     return joined;
+}
+
+bool KernelBenchSampleMetadata::empty() const
+{
+    return !trialsPassed && !trialsTotal && maxDifference.empty() && avgDifference.empty() && correctnessIssue.empty()
+        && compilationError.empty() && runtimeError.empty() && otherError.empty() && hardware.empty() && other.empty();
+}
+
+namespace {
+
+// A member as display text: strings without quotes, anything else as JSON.
+std::string textOf(const json& v)
+{
+    return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// KernelBench writes differences as formatted strings ("0.012345"), one per failed trial;
+// a lone number or string is one trial.
+std::vector<double> differences(const json& v)
+{
+    std::vector<double> out;
+    auto one = [&out](const json& x) {
+        if (x.is_number()) out.push_back(x.get<double>());
+        else if (x.is_string()) {
+            const std::string t = x.get<std::string>();
+            char* end = nullptr;
+            const double d = std::strtod(t.c_str(), &end);
+            if (end != t.c_str()) out.push_back(d);
+        }
+    };
+    if (v.is_array())
+        for (const auto& x : v) one(x);
+    else
+        one(v);
+    return out;
+}
+
+} // namespace
+
+std::optional<KernelBenchSampleMetadata> kernelBenchMetadata(const EvalRecord& record)
+{
+    const RawField* raw = findRaw(record.extra, "kernelbench_metadata");
+    if (!raw) return std::nullopt;
+    auto parsed = parseJsonDom(raw->json, "kernelbench_metadata");
+    if (!parsed || !parsed->is_object()) return std::nullopt;
+    KernelBenchSampleMetadata m;
+    for (auto it = parsed->begin(); it != parsed->end(); ++it) {
+        const std::string& k = it.key();
+        const json& v = it.value();
+        if (v.is_null()) continue;
+        if (k == "correctness_trials") {
+            static const std::regex re(R"(\(?\s*([0-9]+)\s*/\s*([0-9]+)\s*\)?)");
+            const std::string t = textOf(v);
+            std::smatch match;
+            if (std::regex_search(t, match, re)) {
+                m.trialsPassed = parseBoundedInt(match[1].str(), 0, INT64_MAX);
+                m.trialsTotal = parseBoundedInt(match[2].str(), 0, INT64_MAX);
+            } else {
+                m.other.emplace_back(k, t);
+            }
+        } else if (k == "max_difference") {
+            m.maxDifference = differences(v);
+        } else if (k == "avg_difference") {
+            m.avgDifference = differences(v);
+        } else if (k == "correctness_issue") {
+            m.correctnessIssue = textOf(v);
+        } else if (k == "compilation_error") {
+            m.compilationError = textOf(v);
+        } else if (k == "runtime_error") {
+            m.runtimeError = textOf(v);
+        } else if (k == "other_error") {
+            m.otherError = textOf(v);
+        } else if (k == "hardware") {
+            m.hardware = textOf(v);
+        } else {
+            m.other.emplace_back(k, textOf(v));
+        }
+    }
+    return m;
 }
 
 } // namespace kwb

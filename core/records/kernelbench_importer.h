@@ -56,6 +56,27 @@ Result<BaselineTable> loadKernelBenchBaseline(const std::string& path);
 // Returns the number of records joined.
 std::size_t joinBaseline(std::span<EvalRecord> records, const BaselineTable& table);
 
+// What KernelBench's evaluator wrote about one sample, read from the record's
+// "kernelbench_metadata" field (the sample's "metadata" object, which the
+// importer keeps verbatim, so native files written from an import keep it too):
+// the parts a reader needs to judge an incorrect or failed sample.
+struct KernelBenchSampleMetadata {
+    std::optional<std::int64_t> trialsPassed; // "correctness_trials": "(3 / 5)"
+    std::optional<std::int64_t> trialsTotal;
+    std::vector<double> maxDifference; // per failed trial ("max_difference", strings or numbers)
+    std::vector<double> avgDifference; // per failed trial ("avg_difference")
+    std::string correctnessIssue;      // "Output mismatch", "Output shape mismatch: ..."
+    std::string compilationError;
+    std::string runtimeError;
+    std::string otherError;
+    std::string hardware;
+    std::vector<std::pair<std::string, std::string>> other; // every other member, as text
+    bool empty() const;
+};
+
+// nullopt when the record has no KernelBench metadata or it is not a JSON object.
+std::optional<KernelBenchSampleMetadata> kernelBenchMetadata(const EvalRecord& record);
+
 // "{id}_{Name}.py" -> (id, "{id}_{Name}"); nullopt when the name has no numeric prefix.
 std::optional<std::pair<std::int64_t, std::string>> parseProblemFileName(std::string_view fileName);
 

@@ -180,4 +180,27 @@ RecordSet loadRecordFiles(const std::vector<std::string>& paths, const RecordLoa
     return all;
 }
 
+std::vector<std::string> recordLoadHints(const RecordSet& set)
+{
+    std::vector<std::string> hints;
+    bool hasEval = false;
+    for (const auto& f : set.files) hasEval = hasEval || f.format == recordFormatName(RecordFormat::KernelBenchEval);
+    bool baseline = false;
+    for (const auto& f : set.files) {
+        if (hasEval || !f.ok() || f.format != recordFormatName(RecordFormat::KernelBenchBaseline)) continue;
+        baseline = true;
+        hints.push_back(f.file + ": KernelBench baseline timings of " + std::to_string(f.records) +
+                        " problems, not evaluation records: they give the speedups of a run's eval_results.json. "
+                        "Load both together (kwb summary runs/RUN/eval_results.json " + f.file +
+                        ", or --baseline " + f.file + "; in the window, open both).");
+    }
+    if (!baseline && set.records.empty()) {
+        std::size_t read = 0;
+        for (const auto& f : set.files) read += f.ok() ? 1 : 0;
+        if (read > 0)
+            hints.push_back("no records in the " + std::to_string(read) + " file" + (read == 1 ? "" : "s") + " read");
+    }
+    return hints;
+}
+
 } // namespace kwb

@@ -32,4 +32,10 @@ RecordFormat detectRecordFormat(const std::string& path, std::string_view head);
 RecordSet loadRecordFiles(const std::vector<std::string>& paths, const RecordLoadOptions& options = {},
     const TaskContext& ctx = {});
 
+// What a load's files did not give, one sentence each, for the CLI and the
+// window alike: a KernelBench baseline timing file loaded without any
+// eval_results.json holds timings, not evaluations (it names the file and how
+// to pass both); files read that hold no records at all. Empty otherwise.
+std::vector<std::string> recordLoadHints(const RecordSet& set);
+
 } // namespace kwb

@@ -23,15 +23,35 @@ kb="$root/../shared/data/kernelbench/problems/v0/KernelBench"
 [ -d "$kb" ] && export KWB_KERNELBENCH_DIR="$kb"
 # The exploit that writes a sliver of its output: records and coverage show it.
 record=kb1_19_relu.partial_write
+size=1600x1000
 for view in records distributions workloads coverage suspicious; do
-  "$app" "$here/screenshots.kwbproject.json" --view "$view" --record "$record" --size 1280x800 \
+  "$app" "$here/screenshots.kwbproject.json" --view "$view" --record "$record" --size $size \
     --screenshot "$here/$view.png"
 done
-"$app" "$here/screenshots.kwbproject.json" --view distributions --chart ecdf --size 1280x800 \
+"$app" "$here/screenshots.kwbproject.json" --view distributions --chart ecdf --size $size \
   --screenshot "$here/distributions_ecdf.png"
-"$app" "$here/screenshots.kwbproject.json" --view distributions --chart box --size 1280x800 \
+"$app" "$here/screenshots.kwbproject.json" --view distributions --chart box --size $size \
   --screenshot "$here/distributions_box.png"
+# The charts, statistics, pivot and projection follow the Records filters: the pivot of the
+# leaderboard's records (the search matches their ids), the distributions of level 1.
+"$app" "$here/screenshots.kwbproject.json" --view pivot --filter search=leaderboard --size $size \
+  --screenshot "$here/pivot.png"
+"$app" "$here/screenshots.kwbproject.json" --view distributions --filter level=1 --size $size \
+  --screenshot "$here/distributions_filtered.png"
+"$app" "$here/screenshots.kwbproject.json" --view workloads --filter search=relu --size $size \
+  --screenshot "$here/workloads_filtered.png"
+# Two records side by side: the honest ReLU and the one that writes a sliver of its output.
+"$app" "$here/screenshots.kwbproject.json" --view records --compare kb1_19_relu.simple,$record --size $size \
+  --screenshot "$here/compare.png"
+# KernelBench's metadata of an incorrect sample in the details pane.
+"$app" "$root/tests/data/kernelbench/runs/level1_metadata_run/eval_results.json" --view records \
+  --record level1_metadata_run/L1/19/0 --size $size --screenshot "$here/details_kernelbench.png"
+# Exported figures (as File → Export Figure writes them), here as PNG.
+for view in records suspicious workloads; do
+  "$app" "$here/screenshots.kwbproject.json" --view "$view" --export "$here/figure_$view.png"
+done
+"$app" "$here/screenshots.kwbproject.json" --view pivot --filter search=leaderboard --export "$here/figure_pivot.png"
 if [ -x "$build/tests/core/kwb_fake_runner" ]; then
   KWB_RUNNER="$build/tests/core/kwb_fake_runner" "$app" --project "$here/screenshots.kwbproject.json" \
-    --rerun-record "$record" --size 1280x800 --screenshot "$here/rerun.png"
+    --rerun-record "$record" --size $size --screenshot "$here/rerun.png"
 fi

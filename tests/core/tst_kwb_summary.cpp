@@ -112,6 +112,37 @@ private Q_SLOTS:
         QVERIFY(lines[0].startsWith("group,records,correct"));
         QVERIFY(lines[2].startsWith("correct,2,2,1.000,"));
     }
+
+    // A baseline timing JSON alone holds no evaluations: say which file it is and how to pass
+    // it with its eval_results.json, and fail (it used to print "0 records from 1 file", exit 0).
+    void loneBaselineFileSaysWhatItPairsWith()
+    {
+        KWB_REQUIRE_SHARED_DATA();
+        const QString baseline = kwbtest::qs(kwbtest::sharedData("kernelbench/timing/H100_Modal/baseline_time_torch.json"));
+        const Run r = kwb({QStringLiteral("summary"), baseline});
+        QCOMPARE(r.exitCode, 1);
+        const QString err = QString::fromUtf8(r.err);
+        QVERIFY2(err.contains(baseline + QStringLiteral(": KernelBench baseline timings")), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("eval_results.json")), qPrintable(err));
+        QVERIFY2(err.contains(QStringLiteral("--baseline ") + baseline), qPrintable(err));
+        // With its eval_results.json the same file is no longer called alone.
+        const Run both = kwb({QStringLiteral("summary"), baseline, data("kernelbench/runs/level1_v0_run/eval_results.json")});
+        QCOMPARE(both.exitCode, 0);
+        QVERIFY(!both.err.contains("baseline timings"));
+    }
+
+    void noRecordsAtAllExitsNonZero()
+    {
+        QTemporaryDir dir;
+        const QString empty = dir.filePath(QStringLiteral("empty.jsonl"));
+        QFile f(empty);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("\n");
+        f.close();
+        const Run r = kwb({QStringLiteral("summary"), empty});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.contains("no records"), r.err.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKwbSummary)

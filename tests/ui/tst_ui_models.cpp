@@ -10,6 +10,8 @@
 #include "charts/decimation.h"
 #include "charts/distribution_data.h"
 #include "charts/heatmap_renderer.h"
+#include "models/group_stats_model.h"
+#include "models/pivot_model.h"
 #include "models/raw_value_proxy.h"
 #include "models/record_filter_proxy.h"
 #include "models/record_table_model.h"
@@ -25,6 +27,8 @@
 #include "analysis/statistics.h"
 #include "rerun/flags.h"
 #include "workbench/input_kind.h"
+#include "records/kernelbench_importer.h"
+#include "views/record_compare.h"
 
 using namespace kwb::ui;
 using kwbuitest::testData;
@@ -678,6 +682,202 @@ private Q_SLOTS:
         // A grid shorter than rows*cols is malformed.
         grid.writtenFraction.pop_back();
         QVERIFY(makeHeatmap(grid, cov, {}).isNull());
+    }
+
+    // Issue 14: a problem x model pivot with best and median speedup and correctness per cell.
+    void pivotUnderTester()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        const ProjectDataPtr data = kwbuitest::loadRecords({kwbuitest::leaderboardPath()});
+        PivotModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setPivot(computePivot(*data, nullptr, false));
+        const PivotData& p = model.pivot();
+        QCOMPARE(p.records, data->rows->size());
+        QCOMPARE(model.columnCount(), int(data->facets.models.size()));
+        std::size_t inCells = 0;
+        for (int r = 0; r < model.rowCount(); ++r)
+            for (int c = 0; c < model.columnCount(); ++c) {
+                const PivotCell& cell = *p.cell(r, c);
+                inCells += cell.records.size();
+                // Every record of a cell has the cell's problem and model, as the Records table names them.
+                std::vector<double> speedups;
+                for (int rec : cell.records) {
+                    const RecordRow& row = (*data->rows)[static_cast<std::size_t>(rec)];
+                    QCOMPARE(row.problem, p.problems[r]);
+                    QCOMPARE(row.model, p.models[c]);
+                    const auto& er = data->records->records[static_cast<std::size_t>(rec)];
+                    if (er.isCorrect() && !kwb::hasErrorFlag(er))
+                        if (auto sp = kwb::effectiveSpeedup(er)) speedups.push_back(*sp);
+                }
+                QCOMPARE(cell.timed, speedups.size());
+                if (speedups.empty()) {
+                    QVERIFY(!cell.best);
+                    continue;
+                }
+                QCOMPARE(*cell.best, *std::max_element(speedups.begin(), speedups.end()));
+                QCOMPARE(*cell.median, *kwb::median(speedups));
+                const QModelIndex i = model.index(r, c);
+                QCOMPARE(i.data(PivotModel::RawValueRole).toDouble(), *cell.best);
+                QVERIFY(i.data().toString().contains(QStringLiteral("%1/%2").arg(cell.correct).arg(cell.records.size())));
+            }
+        QCOMPARE(inCells, data->rows->size());
+        // Problems in suite order: L1/2 before L1/10.
+        QVERIFY(naturalLess(QStringLiteral("L1/2_Standard"), QStringLiteral("L1/10_3D")));
+        QVERIFY(!naturalLess(QStringLiteral("L1/10_3D"), QStringLiteral("L1/2_Standard")));
+        QVERIFY(naturalLess(QStringLiteral("L1/1_Square"), QStringLiteral("L1/1_square_b")));
+        QVERIFY(std::is_sorted(p.problems.begin(), p.problems.end(), naturalLess));
+        // A subset (the Records filters) tabulates only its records.
+        std::vector<int> firstTen{0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+        const PivotData sub = computePivot(*data, &firstTen, false);
+        QCOMPARE(sub.records, std::size_t(10));
+        QVERIFY(sub.problems.size() <= 10);
+    }
+
+    // Issue 14: confidence intervals and pass@k in the GUI are core's, the same as kwb summary's.
+    void groupStatsAreCoresSummary()
+    {
+        const ProjectDataPtr data = goodData();
+        DistributionData d = computeDistribution(*data->records, QStringLiteral("model"), nullptr,
+            kMaxDistributionGroups, true);
+        const auto stats = computeGroupStats(*data->records, d, true);
+        QCOMPARE(stats.size(), d.groups.size());
+        for (std::size_t g = 0; g < stats.size(); ++g) d.groups[g].stats = stats[g];
+        kwb::CancelFlag cancelled;
+        cancelled.cancel();
+        kwb::TaskContext ctx;
+        ctx.cancel = &cancelled;
+        QVERIFY(computeGroupStats(*data->records, d, true, ctx).empty());
+        kwb::SummaryOptions options;
+        options.groupBy = {"model"};
+        const auto cli = kwb::summarize(data->records->records, options);
+        QCOMPARE(d.groups.size(), cli.size());
+        for (std::size_t g = 0; g < cli.size(); ++g) {
+            QCOMPARE(d.groups[g].name.toStdString(), cli[g].key.front().second);
+            QCOMPARE(d.groups[g].stats.records, cli[g].records);
+            QCOMPARE(d.groups[g].stats.correct, cli[g].correct);
+            QCOMPARE(d.groups[g].stats.medianSpeedup.has_value(), cli[g].medianSpeedup.has_value());
+            QCOMPARE(d.groups[g].stats.medianCi.has_value(), cli[g].medianCi.has_value());
+            if (cli[g].medianCi) {
+                QCOMPARE(d.groups[g].stats.medianCi->low, cli[g].medianCi->low);
+                QCOMPARE(d.groups[g].stats.medianCi->high, cli[g].medianCi->high);
+            }
+            QCOMPARE(d.groups[g].stats.passAtK, cli[g].passAtK);
+        }
+        GroupStatsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setDistribution(d);
+        QCOMPARE(model.rowCount(), int(d.groups.size()));
+        QVERIFY(model.headerData(GroupStatsModel::MedianCi, Qt::Horizontal).toString().contains(QStringLiteral("95%")));
+        QVERIFY(model.headerData(GroupStatsModel::PassK, Qt::Horizontal).toString().contains(QStringLiteral("pass@k")));
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const auto& st = d.groups[static_cast<std::size_t>(r)].stats;
+            QCOMPARE(model.index(r, GroupStatsModel::MedianCi).data().toString(),
+                GroupStatsModel::intervalText(st.medianCi, false));
+            if (!st.passAtK.empty())
+                QVERIFY(model.index(r, GroupStatsModel::PassK).data().toString().startsWith(QStringLiteral("pass@1 ")));
+        }
+    }
+
+    // Issue 14: histograms are shares of each group (small groups visible), not overlaid counts.
+    void histogramSharesPerGroup()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        const ProjectDataPtr data = kwbuitest::loadRecords({kwbuitest::leaderboardPath()});
+        const DistributionData d = computeDistribution(*data->records, QStringLiteral("model"));
+        const LogHistogram h = computeLogHistogram(d, 30);
+        double maxShare = 0;
+        for (std::size_t g = 0; g < d.groups.size(); ++g) {
+            if (d.groups[g].speedups.empty()) continue;
+            double sum = 0;
+            for (std::size_t b = 0; b + 1 < h.edges.size(); ++b) {
+                sum += h.share(d, g, b);
+                maxShare = std::max(maxShare, h.share(d, g, b));
+            }
+            QVERIFY2(std::abs(sum - 1.0) < 1e-9, qPrintable(d.groups[g].name));
+        }
+        QCOMPARE(h.maxShare, maxShare);
+    }
+
+    // Issue 14: the Records filters give the views that follow them exactly the records they pass.
+    void filteredSubsetIsWhatTheFilterPasses()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        const ProjectDataPtr data = kwbuitest::loadRecords({kwbuitest::leaderboardPath()});
+        RecordTableModel model;
+        model.setData(data);
+        RecordFilterProxy proxy;
+        proxy.setSourceModel(&model);
+        QVERIFY(proxy.filteredSubset().all());
+        RecordFilter f;
+        f.model = data->facets.models.front();
+        f.level = QStringLiteral("1");
+        proxy.setFilter(f);
+        proxy.setPickedRecords({0}); // a chart pick is not part of what the charts follow
+        const RecordSubset s = proxy.filteredSubset();
+        QVERIFY(!s.all());
+        QVERIFY(s.description.contains(QStringLiteral("model = ") + f.model));
+        QVERIFY(s.description.contains(QStringLiteral("level = 1")));
+        std::vector<int> expected;
+        for (std::size_t i = 0; i < data->rows->size(); ++i) {
+            const RecordRow& r = (*data->rows)[i];
+            if (r.model == f.model && r.level == 1) expected.push_back(static_cast<int>(i));
+        }
+        QVERIFY(!expected.empty());
+        QCOMPARE(*s.records, expected);
+        const DistributionData d = computeDistribution(*data->records, QString(), s.records.get());
+        QCOMPARE(d.groups.front().allRecords.size(), expected.size());
+    }
+
+    // Issue 14: KernelBench's metadata of incorrect samples reaches the record (trials, differences, errors).
+    void kernelBenchMetadataOfIncorrectSamples()
+    {
+        const ProjectDataPtr data =
+            kwbuitest::loadRecords({testData("kernelbench/runs/level1_metadata_run/eval_results.json")});
+        QCOMPARE(data->records->records.size(), std::size_t(3));
+        const auto& recs = data->records->records;
+        const auto wrong = kwb::kernelBenchMetadata(recs[0]);
+        QVERIFY(wrong);
+        QCOMPARE(wrong->trialsPassed, std::optional<std::int64_t>(2));
+        QCOMPARE(wrong->trialsTotal, std::optional<std::int64_t>(5));
+        QCOMPARE(wrong->maxDifference, (std::vector<double>{0.503906, 0.511719, 0.498047}));
+        QCOMPARE(wrong->avgDifference.size(), std::size_t(3));
+        QCOMPARE(wrong->correctnessIssue, std::string("Output mismatch"));
+        QCOMPARE(wrong->hardware, std::string("NVIDIA H100 80GB HBM3"));
+        const auto broken = kwb::kernelBenchMetadata(recs[1]);
+        QVERIFY(broken);
+        QVERIFY(broken->compilationError.find("identifier \"blockSize\" is undefined") != std::string::npos);
+        QVERIFY(!kwb::kernelBenchMetadata(kwb::EvalRecord{}));
+    }
+
+    // Issue 14: a lone baseline timing file: core's hint names it and says how to pass both.
+    void recordLoadHintsForALoneBaseline()
+    {
+        const std::string baseline = KWB_SHARED_DATA_DIR "/kernelbench/timing/H100_Modal/baseline_time_torch.json";
+        if (!QFileInfo::exists(QString::fromStdString(baseline))) QSKIP("../shared/data has no baseline timing file");
+        const auto alone = kwb::recordLoadHints(kwb::loadRecordFiles({baseline}));
+        QCOMPARE(alone.size(), std::size_t(1));
+        QVERIFY(alone.front().starts_with(baseline + ": KernelBench baseline timings"));
+        QVERIFY(alone.front().find("--baseline " + baseline) != std::string::npos);
+        const std::string eval = testData("kernelbench/runs/level1_v0_run/eval_results.json").toStdString();
+        QVERIFY(kwb::recordLoadHints(kwb::loadRecordFiles({baseline, eval})).empty());
+    }
+
+    void lineDiffOfTwoSources()
+    {
+        const QStringList a{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")};
+        const QStringList b{QStringLiteral("a"), QStringLiteral("x"), QStringLiteral("c"), QStringLiteral("d"), QStringLiteral("e")};
+        const auto d = lineDiff(a, b);
+        QStringList out;
+        for (const auto& l : d)
+            out << (l.op == DiffOp::Same ? QStringLiteral(" ") : l.op == DiffOp::Added ? QStringLiteral("+") : QStringLiteral("-")) + l.text;
+        QCOMPARE(out, (QStringList{QStringLiteral(" a"), QStringLiteral("-b"), QStringLiteral("+x"), QStringLiteral(" c"),
+                          QStringLiteral(" d"), QStringLiteral("+e")}));
+        bool tooLarge = false;
+        QStringList big;
+        for (int i = 0; i <= kMaxDiffLines; ++i) big << QString::number(i);
+        QVERIFY(lineDiff(big, a, &tooLarge).empty());
+        QVERIFY(tooLarge);
     }
 };
 

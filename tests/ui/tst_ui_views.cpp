@@ -11,6 +11,7 @@
 #include <QSplitter>
 #include <QChartView>
 #include <QMimeData>
+#include <QPainter>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QUrl>
@@ -31,7 +32,10 @@
 #include "project/project_loader.h"
 #include "ui_test_util.h"
 #include "views/coverage_view.h"
+#include "models/group_stats_model.h"
+#include "models/pivot_model.h"
 #include "views/distributions_view.h"
+#include "views/pivot_view.h"
 #include "views/records_view.h"
 #include "views/rerun_panel.h"
 #include "views/suspicious_view.h"
@@ -64,6 +68,19 @@ ProjectDataPtr tracesData()
     p.records = {QStringLiteral(KWB_SOURCE_DATASETS "/evaluations")};
     p.traces = {QStringLiteral(KWB_SOURCE_DATASETS "/traces")};
     return loadProjectData(p);
+}
+
+// The text of an SVG export (Qt writes each run of text as a <text> element).
+QString exportSvg(const FigureSource& source, const char* presetName = "double-column")
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("f.svg"));
+    QString error;
+    if (!exportFigure(source, *findFigurePreset(QLatin1String(presetName)), FigureFormat::Svg, path, &error)) return {};
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    // Word-wrap break points (zero-width spaces) are not part of the words.
+    return QString::fromUtf8(f.readAll()).remove(QChar(0x200B));
 }
 
 bool waitIdle(FigureView& v)
@@ -257,7 +274,7 @@ private Q_SLOTS:
     }
 
     // Issue 14: error-flagged "correct" records (the 220x side-stream kernel) are no speedups in the
-    // distributions unless asked for, and the view says the Records filters do not apply.
+    // distributions unless asked for, and the view says over which records it counts.
     void distributionsLeaveErrorFlaggedOut()
     {
         DistributionsView view;
@@ -270,7 +287,7 @@ private Q_SLOTS:
         const std::size_t without = view.distribution().timedRecords;
         QVERIFY(view.distribution().errorFlaggedLeftOut >= 1);
         QVERIFY2(view.summaryText().contains(QStringLiteral("error-flagged")), qPrintable(view.summaryText()));
-        QVERIFY(view.summaryText().contains(QStringLiteral("Records filters do not apply")));
+        QVERIFY(view.summaryText().contains(QStringLiteral("groups of all")));
         QVERIFY(maxWithout < 200);
         view.setCountErrorFlagged(true);
         QVERIFY(waitIdle(view));
@@ -718,8 +735,8 @@ private Q_SLOTS:
         QVERIFY(window.waitUntilIdle(30000));
         QCOMPARE(window.projectData()->records->records.size(), std::size_t(416));
         QCOMPARE(window.viewNames(),
-            (QStringList{QStringLiteral("records"), QStringLiteral("distributions"), QStringLiteral("workloads"),
-                QStringLiteral("coverage"), QStringLiteral("suspicious"), QStringLiteral("claims"),
+            (QStringList{QStringLiteral("records"), QStringLiteral("distributions"), QStringLiteral("pivot"),
+                QStringLiteral("workloads"), QStringLiteral("coverage"), QStringLiteral("suspicious"), QStringLiteral("claims"),
                 QStringLiteral("zero_acceptance"), QStringLiteral("scale_sweep"), QStringLiteral("exploit_matrix")}));
         // A chart pick lands in the records view.
         QVERIFY(window.showView(QStringLiteral("distributions")));
@@ -795,6 +812,224 @@ private Q_SLOTS:
         // Cancelled before or after the reader finished: either nothing or everything, never half.
         const std::size_t n = window.projectData()->records->records.size();
         QVERIFY(n == 0 || n == 413);
+    }
+
+    // Issue 14: the charts, statistics, pivot and projection follow the Records filters, say so, and go back.
+    void chartsFollowTheRecordsFilter()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        MainWindow window;
+        window.resize(1400, 900);
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        Project p;
+        p.records = {kwbuitest::leaderboardPath()};
+        window.loadProject(p);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QVERIFY(window.waitUntilIdle(30000));
+        const std::size_t all = window.projectData()->records->records.size();
+        auto total = [](const DistributionData& d) {
+            std::size_t n = 0;
+            for (const auto& g : d.groups) n += g.allRecords.size();
+            return n;
+        };
+        QCOMPARE(total(window.distributionsView()->distribution()), all);
+        QVERIFY(window.distributionsView()->filterNote().isEmpty());
+
+        RecordFilter f;
+        f.level = QStringLiteral("1");
+        window.recordsView()->setFilter(f);
+        QVERIFY(window.waitUntilIdle(30000));
+        const int shown = window.recordsView()->proxy()->rowCount();
+        QVERIFY(shown > 0 && static_cast<std::size_t>(shown) < all);
+        QCOMPARE(total(window.distributionsView()->distribution()), std::size_t(shown));
+        QVERIFY2(window.distributionsView()->filterNote().contains(QStringLiteral("level = 1")),
+            qPrintable(window.distributionsView()->filterNote()));
+        QVERIFY(window.distributionsView()->summaryText().contains(QStringLiteral("Records filters pass")));
+        QCOMPARE(window.pivotView()->model()->pivot().records, std::size_t(shown));
+        QVERIFY(window.pivotView()->filterNote().contains(QStringLiteral("level = 1")));
+        // The statistics table holds the filtered groups.
+        QCOMPARE(window.distributionsView()->statsModel()->rowCount(),
+            int(window.distributionsView()->distribution().groups.size()));
+
+        // "Use all records" clears the filter everywhere.
+        Q_EMIT window.distributionsView()->allRecordsRequested();
+        QVERIFY(window.waitUntilIdle(30000));
+        QCOMPARE(window.recordsView()->filter(), RecordFilter{});
+        QCOMPARE(total(window.distributionsView()->distribution()), all);
+        QCOMPARE(window.pivotView()->model()->pivot().records, all);
+        QVERIFY(window.distributionsView()->filterNote().isEmpty());
+    }
+
+    // Issue 14: a pivot cell click lists its records in the Records view.
+    void pivotCellListsItsRecords()
+    {
+        KWB_REQUIRE_LEADERBOARD();
+        MainWindow window;
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        Project p;
+        p.records = {kwbuitest::leaderboardPath()};
+        window.loadProject(p);
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QVERIFY(window.waitUntilIdle(30000));
+        PivotView* pivot = window.pivotView();
+        QVERIFY(window.viewNames().contains(QStringLiteral("pivot")));
+        int row = -1, col = -1;
+        for (int r = 0; r < pivot->model()->rowCount() && row < 0; ++r)
+            for (int c = 0; c < pivot->model()->columnCount(); ++c)
+                if (!pivot->model()->pivot().cell(r, c)->records.empty()) {
+                    row = r;
+                    col = c;
+                    break;
+                }
+        QVERIFY(row >= 0);
+        QString what;
+        const QSet<int> recs = pivot->cellRecords(row, col, &what);
+        QSignalSpy picked(pivot, &PivotView::recordsPicked);
+        Q_EMIT pivot->table()->clicked(pivot->model()->index(row, col));
+        QCOMPARE(picked.count(), 1);
+        QCOMPARE(window.recordsView()->proxy()->rowCount(), recs.size());
+        QCOMPARE(window.currentView()->viewName(), QStringLiteral("records"));
+        // Its figure is a typeset table: vector text with the problem names, no image.
+        const QString svg = exportSvg(*pivot);
+        QVERIFY(svg.contains(QStringLiteral("Problem")));
+        QVERIFY(!svg.contains(QStringLiteral("<image")));
+    }
+
+    // Issue 14: KernelBench's metadata of an incorrect sample is in the details pane.
+    void detailsShowKernelBenchMetadata()
+    {
+        RecordsView view;
+        view.setProjectData(kwbuitest::loadRecords({testData("kernelbench/runs/level1_metadata_run/eval_results.json")}));
+        view.selectRecord(0);
+        QString html = view.detailHtml();
+        QVERIFY2(html.contains(QStringLiteral("2 of 5 passed")), qPrintable(html));
+        QVERIFY(html.contains(QStringLiteral("Max difference")));
+        QVERIFY(html.contains(QStringLiteral("0.5039, 0.5117, 0.498 (largest 0.5117, 3 trials)")));
+        QVERIFY(html.contains(QStringLiteral("Output mismatch")));
+        view.selectRecord(1);
+        html = view.detailHtml();
+        QVERIFY(html.contains(QStringLiteral("Compilation error")));
+        QVERIFY(html.contains(QStringLiteral("is undefined")));
+    }
+
+    // Issue 14: two selected records side by side, with a source diff when both have sources.
+    void compareTwoSelectedRecords()
+    {
+        kwb::RecordSet set = kwb::loadRecordFiles({testData("records/good.jsonl").toStdString()});
+        QCOMPARE(set.records.size(), std::size_t(3));
+        set.records[0].source.code = "__global__ void k(float* y) {\n  y[0] = 1.f;\n}\n";
+        set.records[2].source.code = "__global__ void k(float* y) {\n  y[threadIdx.x] = 2.f;\n}\n";
+        const ProjectDataPtr data = makeProjectData(std::move(set));
+        RecordsView view;
+        view.resize(1200, 800);
+        view.setProjectData(data);
+        QString reason;
+        view.table()->clearSelection();
+        view.table()->selectRow(0);
+        QVERIFY(!view.compareSelected(&reason));
+        QVERIFY2(reason.contains(QStringLiteral("exactly two")), qPrintable(reason));
+        auto* sel = view.table()->selectionModel();
+        for (int r : {0, 2}) {
+            const QModelIndex i = view.proxy()->mapFromSource(view.model()->index(view.model()->displayRow(r), 0));
+            sel->select(i, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        }
+        QVERIFY2(view.compareSelected(&reason), qPrintable(reason));
+        const QString html = view.comparisonHtml();
+        QVERIFY(html.contains(QStringLiteral("r1")));
+        QVERIFY(html.contains(QStringLiteral("r3")));
+        QVERIFY2(html.contains(QStringLiteral("(1 lines removed, 1 added)")), qPrintable(html));
+        QVERIFY(html.contains(QStringLiteral("y[threadIdx.x] = 2.f;")));
+        QVERIFY(html.contains(QStringLiteral("low_coverage"))); // r1's flag beside r3's none
+        QVERIFY(html.contains(QStringLiteral("0.30% written")));
+        // Without both sources there is no diff, and the pane says which record lacks one.
+        QVERIFY(view.compareRecords(0, 1, &reason));
+        QVERIFY(view.comparisonHtml().contains(QStringLiteral("No source diff: r2 carries no kernel source")));
+        // Records of two runs: the runs' statistics (core's summarize, as kwb summary) side by side.
+        QVERIFY((*data->rows)[0].run != (*data->rows)[1].run);
+        QVERIFY(view.comparisonHtml().contains(QStringLiteral("Whole run (kwb summary)")));
+        QVERIFY(view.comparisonHtml().contains(QStringLiteral("median speedup")));
+    }
+
+    // Issue 14: Records and Suspicious export real figures (vector text, no widget screenshot, embedded fonts).
+    void recordsAndSuspiciousExportRealFigures()
+    {
+        const ProjectDataPtr data = kwbuitest::loadRecords({testData("records/good.jsonl")});
+        RecordsView records;
+        records.resize(300, 200); // a small window must not shrink the figure
+        records.setProjectData(data);
+        QString svg = exportSvg(records);
+        QVERIFY(!svg.isEmpty());
+        QVERIFY(!svg.contains(QStringLiteral("<image")));
+        for (const char* id : {"r1", "r2", "r3"}) QVERIFY2(svg.contains(QLatin1String(id)), id);
+        QVERIFY(svg.contains(QStringLiteral("3 of 3 records")));
+        QTemporaryDir dir;
+        const QString pdf = dir.filePath(QStringLiteral("records.pdf"));
+        QString error;
+        QVERIFY2(exportFigure(records, preset("double-column"), FigureFormat::Pdf, pdf, &error), qPrintable(error));
+        QFile f(pdf);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().contains("/FontFile2")); // fonts embedded
+
+        RerunService service;
+        SuspiciousView suspicious(&service);
+        suspicious.resize(300, 200);
+        suspicious.setProjectData(data);
+        svg = exportSvg(suspicious);
+        QVERIFY(!svg.contains(QStringLiteral("<image")));
+        QVERIFY(svg.contains(QStringLiteral("Claimed speedup (log scale)")));
+        QVERIFY(svg.contains(QStringLiteral("review threshold")));
+        for (int r = 0; r < suspicious.model()->rowCount(); ++r)
+            QVERIFY(svg.contains(suspicious.model()->index(r, SuspiciousModel::Record).data().toString()));
+    }
+
+    // Issue 14: the Workloads export is the chart on screen with its whole title; small multiples keep equal pies.
+    void workloadsExportAndEqualPies()
+    {
+        auto d = std::make_shared<ProjectData>();
+        for (const QString& name : {QStringLiteral("w0"),
+                 QStringLiteral("dlrm_inference_fp32_batch_2048_with_a_long_name_that_wraps")}) {
+            WorkloadSummary s;
+            s.name = name;
+            s.addressableFraction = 0.4;
+            s.categories = {{QStringLiteral("gemm"), false, 60, 0.6, 3}, {QStringLiteral("elementwise"), true, 40, 0.4, 9}};
+            d->workloads.push_back(s);
+        }
+        WorkloadsView view;
+        view.setProjectData(d);
+        view.selectWorkload(1);
+        const QString svg = exportSvg(view);
+        QVERIFY2(svg.contains(QStringLiteral("dlrm_inference_fp32_batch_2048_with_a_long_name_that_wraps")) ||
+                     svg.contains(QStringLiteral("dlrm_inference_fp32_")), "title missing");
+        QVERIFY(!svg.contains(QStringLiteral("...")));
+        QVERIFY(!svg.contains(QChar(0x2026))); // no elided title
+        // Small multiples: the wrapping title does not shrink its pie.
+        QImage img(1000, 420, QImage::Format_RGB32);
+        img.fill(Qt::white);
+        {
+            QPainter painter(&img);
+            paintWorkloadPies(painter, QRectF(0, 0, 1000, 420), d->workloads, FigureStyle::screen());
+        }
+        const auto colors = categoryColors(d->workloads);
+        const QColor gemm = colors.value(QStringLiteral("gemm"));
+        const int left = countColor(img.copy(0, 0, 500, 420), gemm, 6);
+        const int right = countColor(img.copy(500, 0, 500, 420), gemm, 6);
+        QVERIFY(left > 1000);
+        QVERIFY2(std::abs(left - right) < 0.03 * left, qPrintable(QStringLiteral("%1 vs %2").arg(left).arg(right)));
+    }
+
+    // Issue 14: a baseline timing file alone: the window's Messages panel says what it pairs with.
+    void loneBaselineHintInMessages()
+    {
+        const QString baseline =
+            QStringLiteral(KWB_SHARED_DATA_DIR "/kernelbench/timing/H100_Modal/baseline_time_torch.json");
+        if (!QFileInfo::exists(baseline)) QSKIP("../shared/data has no baseline timing file");
+        MainWindow window;
+        QSignalSpy loaded(&window, &MainWindow::projectLoaded);
+        window.openPaths({baseline});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        const QString all = window.messages().join(QLatin1Char('\n'));
+        QVERIFY2(all.contains(QDir::cleanPath(baseline) + QStringLiteral(": KernelBench baseline timings")), qPrintable(all));
+        QVERIFY(all.contains(QStringLiteral("eval_results.json")));
     }
 };
 

@@ -109,7 +109,7 @@ void finishLegend(QChart* chart, const DistributionData& data, const FigureStyle
     chart->legend()->setVisible(data.groups.size() > 1);
     const QFontMetricsF fm(style.font);
     double needed = 0;
-    for (const auto& g : data.groups) needed += fm.horizontalAdvance(g.name) + 2.5 * fm.height();
+    for (const auto& g : data.groups) needed += fm.horizontalAdvance(g.name + QStringLiteral(" (n=0000)")) + 2.5 * fm.height();
     if (needed > 0.95 * widthPx) chart->legend()->setAlignment(Qt::AlignRight);
 }
 
@@ -121,41 +121,66 @@ QChart* emptyChart(const FigureStyle& style)
     return chart;
 }
 
+// One outline per group, each normalised to the group's own correct, timed
+// records (share per bin): overlaid translucent count histograms hid small
+// groups under large ones and mixed their colours into look-alikes. Outlines in
+// the colour-blind-safe palette, dashed from the fifth group on, n in the legend.
 QChart* histogramChart(const DistributionData& data, const LogHistogram& h, const FigureStyle& style, int widthPx)
 {
     QChart* chart = makeChart(style);
     auto* x = logAxis(h.edges.front(), h.edges.back());
     auto* y = new QValueAxis;
-    y->setRange(0, std::max(1.0, h.maxCount * 1.08));
-    y->setLabelFormat(QStringLiteral("%d"));
+    y->setRange(0, std::max(0.05, h.maxShare * 1.08));
+    y->setLabelFormat(QStringLiteral("%.2f"));
     y->applyNiceNumbers();
     styleAxis(x, style, QObject::tr("Speedup over baseline (log scale)"));
-    styleAxis(y, style, QObject::tr("Records"));
+    styleAxis(y, style, QObject::tr("Share of the group's correct, timed records"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     const std::size_t bins = h.edges.size() - 1;
+    const bool single = data.groups.size() == 1;
     for (std::size_t g = 0; g < data.groups.size(); ++g) {
-        auto* upper = new QLineSeries;
-        upper->append(h.edges[0], 0);
+        const auto& grp = data.groups[g];
+        if (grp.speedups.empty()) continue;
+        QList<QPointF> pts;
+        pts.append(QPointF(h.edges[0], 0));
         for (std::size_t b = 0; b < bins; ++b) {
-            const int c = h.counts[g][b];
-            upper->append(h.edges[b], c);
-            upper->append(h.edges[b + 1], c);
+            const double v = h.share(data, g, b);
+            pts.append(QPointF(h.edges[b], v));
+            pts.append(QPointF(h.edges[b + 1], v));
         }
-        upper->append(h.edges[bins], 0);
-        auto* area = new QAreaSeries(upper);
-        area->setName(data.groups[g].name);
-        QColor fill = style.color(static_cast<int>(g));
-        area->setPen(seriesPen(fill, style));
-        fill.setAlphaF(data.groups.size() > 1 ? 0.35 : 0.75);
-        area->setBrush(fill);
-        area->setProperty(kGroupProperty, static_cast<int>(g));
-        chart->addSeries(area);
-        area->attachAxis(x);
-        area->attachAxis(y);
+        pts.append(QPointF(h.edges[bins], 0));
+        const QColor c = style.color(static_cast<int>(g));
+        QPen pen = seriesPen(c, style);
+        if (g >= 4) pen.setDashPattern({4.0, 2.0});
+        const QString name = grp.name + QStringLiteral(" (n=%1)").arg(grp.speedups.size());
+        QAbstractSeries* series = nullptr;
+        if (single) {
+            // One group: a filled histogram reads best.
+            auto* upper = new QLineSeries;
+            upper->append(pts);
+            auto* area = new QAreaSeries(upper);
+            QColor fill = c;
+            fill.setAlphaF(0.6);
+            area->setBrush(fill);
+            area->setPen(pen);
+            area->setName(name);
+            series = area;
+        } else {
+            auto* line = new QLineSeries;
+            line->append(pts);
+            line->setPen(pen);
+            line->setName(name);
+            series = line;
+        }
+        series->setProperty(kGroupProperty, static_cast<int>(g));
+        chart->addSeries(series);
+        series->attachAxis(x);
+        series->attachAxis(y);
     }
     if (h.edges.front() < 1.0 && h.edges.back() > 1.0) addReferenceLine(chart, x, y, 1.0, 0, y->max(), style);
     finishLegend(chart, data, style, widthPx);
+    chart->legend()->setVisible(true);
     return chart;
 }
 

@@ -164,8 +164,43 @@ LogHistogram computeLogHistogram(const DistributionData& data, int bins)
                 h.maxCount = std::max(h.maxCount, c);
             }
         }
+        for (std::size_t b = 0; b < static_cast<std::size_t>(bins); ++b) h.maxShare = std::max(h.maxShare, h.share(data, g, b));
     }
     return h;
+}
+
+double LogHistogram::share(const DistributionData& data, std::size_t g, std::size_t b) const
+{
+    const std::size_t n = data.groups[g].speedups.size();
+    return n == 0 ? 0.0 : static_cast<double>(counts[g][b]) / static_cast<double>(n);
+}
+
+std::vector<GroupSummary> computeGroupStats(const RecordSet& set, const DistributionData& data, bool countErrorFlagged,
+    const kwb::TaskContext& ctx)
+{
+    std::vector<GroupSummary> out;
+    out.reserve(data.groups.size());
+    for (const auto& g : data.groups) {
+        if (ctx.cancelled()) return {};
+        // As computeDistribution counts them: an error-flagged "correct" record enters as an incorrect copy.
+        std::vector<const EvalRecord*> ptrs;
+        ptrs.reserve(g.allRecords.size());
+        std::deque<EvalRecord> demoted;
+        for (int i : g.allRecords) {
+            const EvalRecord& r = set.records[static_cast<std::size_t>(i)];
+            if (!countErrorFlagged && r.isCorrect() && hasErrorFlag(r)) {
+                demoted.push_back(r);
+                demoted.back().outcome = Outcome::Incorrect;
+                ptrs.push_back(&demoted.back());
+            } else {
+                ptrs.push_back(&r);
+            }
+        }
+        // The same call as `kwb summary` (one group, default options: same bootstrap seed and k).
+        auto summary = summarize(std::span<const EvalRecord* const>(ptrs), SummaryOptions{});
+        out.push_back(summary.empty() ? GroupSummary{} : std::move(summary.front()));
+    }
+    return out;
 }
 
 } // namespace kwb::ui

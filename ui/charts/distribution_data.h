@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/statistics.h"
+#include "base/progress.h"
 #include "records/record_set.h"
 
 namespace kwb::ui {
@@ -19,6 +20,8 @@ struct DistributionGroup {
     FastPCurve fastP;
     double q1 = 0, median = 0, q3 = 0, whiskerLow = 0, whiskerHigh = 0; // box plot (1.5 IQR of log speedup)
     std::vector<double> outliers; // speedups beyond the whiskers, ascending
+    // The group's statistics from core (computeGroupStats below); empty until computed.
+    GroupSummary stats;
 };
 
 struct DistributionData {
@@ -47,12 +50,23 @@ inline constexpr int kMaxDistributionGroups = 8;
 DistributionData computeDistribution(const RecordSet& set, const QString& groupField,
     const std::vector<int>* subset = nullptr, int maxGroups = kMaxDistributionGroups, bool countErrorFlagged = false);
 
+// Each group's statistics from core (analysis/statistics.h summarize, exactly as
+// `kwb summary` computes them: 95% bootstrap intervals of the median speedup and
+// win rate, fast_p, pass@k), counting records as computeDistribution did. The
+// bootstrap costs seconds on 100k records: the view runs it as its own job,
+// after the chart, on a pool of its own. Empty when cancelled.
+std::vector<GroupSummary> computeGroupStats(const RecordSet& set, const DistributionData& data,
+    bool countErrorFlagged, const kwb::TaskContext& ctx = {});
+
 // Log-spaced histogram bins over the data's range.
 struct LogHistogram {
     std::vector<double> edges;               // bins + 1, ascending
     std::vector<std::vector<int>> counts;    // [group][bin]
     int maxCount = 0;
+    double maxShare = 0; // largest share of a group's records in one bin
     int binOf(double x) const; // -1 outside
+    // Share of group g's correct, timed records in bin b: groups of 5 and of 500 records compare.
+    double share(const DistributionData& data, std::size_t g, std::size_t b) const;
 };
 LogHistogram computeLogHistogram(const DistributionData& data, int bins = 30);
 

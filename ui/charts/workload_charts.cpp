@@ -146,6 +146,61 @@ QChart* buildWorkloadPie(const WorkloadSummary& w, const QMap<QString, QColor>& 
     return chart;
 }
 
+namespace {
+
+// Lets word wrap break a long identifier after '_' or '/', where names split naturally.
+QString breakable(const QString& name)
+{
+    QString out = name;
+    out.replace(QLatin1Char('_'), QStringLiteral("_\u200B"));
+    out.replace(QLatin1Char('/'), QStringLiteral("/\u200B"));
+    return out;
+}
+
+constexpr int kTitleFlags = Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap;
+
+} // namespace
+
+void paintWorkloadPie(QPainter& p, const QRectF& rect, const WorkloadSummary& w, const QMap<QString, QColor>& colors,
+    const FigureStyle& style)
+{
+    p.save();
+    p.fillRect(rect, style.background);
+    const QString title = breakable(w.name) +
+                          QObject::tr(" — addressable %1% of GPU kernel time").arg(100.0 * w.addressableFraction, 0, 'f', 1);
+    const QFontMetricsF fm(style.titleFont);
+    const QRectF box(rect.left() + 4, rect.top() + 2, rect.width() - 8, rect.height());
+    const double h = fm.boundingRect(box, kTitleFlags, title).height();
+    p.setFont(style.titleFont);
+    p.setPen(style.foreground);
+    p.drawText(QRectF(box.left(), box.top(), box.width(), h), kTitleFlags, title);
+    // The legend is drawn here too: Qt Charts' legend elides labels that do not fit.
+    QChart* chart = buildWorkloadPie(w, colors, style, false);
+    chart->setTitle(QString());
+    QList<QPair<QColor, QString>> entries;
+    for (auto* series : chart->series())
+        if (auto* pie = qobject_cast<QPieSeries*>(series))
+            for (auto* slice : pie->slices()) entries.append({slice->brush().color(), slice->label()});
+    const QFontMetricsF lfm(style.font);
+    const double sw = lfm.height() * 0.8;
+    double legendW = 0;
+    for (const auto& e : entries) legendW = std::max(legendW, sw + 6 + lfm.horizontalAdvance(e.second));
+    legendW = std::min(legendW + 8, rect.width() * 0.45);
+    const QRectF body = rect.adjusted(0, h + 6, 0, 0);
+    paintChart(p, QRectF(body.left(), body.top(), body.width() - legendW, body.height()), chart);
+    const double lineH = lfm.height() * 1.5;
+    double y = body.top() + std::max(0.0, (body.height() - lineH * static_cast<double>(entries.size())) / 2);
+    p.setFont(style.font);
+    for (const auto& [color, label] : entries) {
+        const double x = body.right() - legendW + 4;
+        p.fillRect(QRectF(x, y + (lfm.height() - sw) / 2, sw, sw), color);
+        p.setPen(style.foreground);
+        p.drawText(QRectF(x + sw + 6, y, legendW - sw - 10, lineH), Qt::AlignLeft | Qt::TextWordWrap, label);
+        y += lineH;
+    }
+    p.restore();
+}
+
 void paintWorkloadPies(QPainter& p, const QRectF& rect, const std::vector<WorkloadSummary>& workloads,
     const FigureStyle& style)
 {
@@ -207,10 +262,24 @@ void paintWorkloadPies(QPainter& p, const QRectF& rect, const std::vector<Worklo
     const int gridRows = (n + cols - 1) / cols;
     const double cw = grid.width() / cols;
     const double ch = grid.height() / gridRows;
+    // Titles in a band as tall as the tallest (wrapped) title: every pie gets the same square.
+    auto cellTitle = [](const WorkloadSummary& w) -> QString {
+        return breakable(w.name) + QLatin1Char('\n') +
+               QObject::tr("%1% addr.").arg(100.0 * w.addressableFraction, 0, 'f', 1);
+    };
+    double band = 0;
+    for (const auto& w : workloads)
+        band = std::max(band, fm.boundingRect(QRectF(0, 0, cw - 4, 1000), kTitleFlags, cellTitle(w)).height());
+    band = std::min(band, ch * 0.45);
     for (int i = 0; i < n; ++i) {
         const QRectF cell(grid.left() + (i % cols) * cw, grid.top() + (i / cols) * ch, cw, ch);
-        paintChart(p, cell.adjusted(2, 2, -2, -2),
-            buildWorkloadPie(workloads[static_cast<std::size_t>(i)], colors, style, false));
+        const WorkloadSummary& w = workloads[static_cast<std::size_t>(i)];
+        p.setFont(style.font);
+        p.setPen(style.foreground);
+        p.drawText(QRectF(cell.left() + 2, cell.top() + 2, cw - 4, band), kTitleFlags, cellTitle(w));
+        QChart* chart = buildWorkloadPie(w, colors, style, false);
+        chart->setTitle(QString());
+        paintChart(p, QRectF(cell.left() + 2, cell.top() + 2 + band, cw - 4, ch - band - 4), chart);
     }
 
     // Legend.

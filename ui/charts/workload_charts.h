@@ -21,7 +21,14 @@ QMap<QString, QColor> categoryColors(const std::vector<WorkloadSummary>& workloa
 QChart* buildWorkloadPie(const WorkloadSummary& w, const QMap<QString, QColor>& colors, const FigureStyle& style,
     bool legend, double minShare = 0.01);
 
+// One workload's pie with its legend, as on screen, under its whole title
+// (drawn by the painter and wrapped: Qt Charts elides a title that does not fit).
+void paintWorkloadPie(QPainter& painter, const QRectF& rect, const WorkloadSummary& w,
+    const QMap<QString, QColor>& colors, const FigureStyle& style);
+
 // Small multiples: every workload's pie in a grid, one shared legend below.
+// Every pie has the same size: titles sit in a band as tall as the tallest one,
+// so a title that wraps does not shrink its pie (area must not read as magnitude).
 void paintWorkloadPies(QPainter& painter, const QRectF& rect, const std::vector<WorkloadSummary>& workloads,
     const FigureStyle& style);
 

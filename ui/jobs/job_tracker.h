@@ -19,6 +19,7 @@
 // touch widgets. Ownership: `work` and `done` are moved into the job.
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
 #include <QTimer>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -47,6 +48,9 @@ public:
     void cancel();
 
     bool isRunning() const { return m_running; }
+    // Runs the jobs on this pool instead of the global one: long jobs (the
+    // statistics' bootstrap) must not queue the short ones (filters, sorts, loads).
+    void setPool(QThreadPool* pool) { m_pool = pool; }
     quint64 generation() const { return m_generation; }
     // Latest progress the running job reported (stage empty when none).
     kwb::Progress latestProgress() const;
@@ -74,6 +78,7 @@ private:
     quint64 m_generation = 0;
     bool m_running = false;
     QTimer m_timer;
+    QThreadPool* m_pool = nullptr;
 };
 
 template <typename Work, typename Done>
@@ -83,7 +88,8 @@ quint64 JobTracker::start(Work work, Done done)
     static_assert(!std::is_void_v<Result>, "a job returns its result; done() receives it");
     std::shared_ptr<State> state = begin();
     const quint64 generation = m_generation;
-    QtConcurrent::run([state, work = std::move(work)]() mutable -> Result {
+    QThreadPool* pool = m_pool ? m_pool : QThreadPool::globalInstance();
+    QtConcurrent::run(pool, [state, work = std::move(work)]() mutable -> Result {
         lowerPriority();
         return work(contextFor(state));
     }).then(this, [this, generation, done = std::move(done)](Result result) mutable {

@@ -120,6 +120,41 @@ bool RecordFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourc
     return accepts(t->row(sourceRow), rec, m_filter, m_words, m_pickActive ? &m_picked : nullptr);
 }
 
+QString describeFilter(const RecordFilter& f)
+{
+    QStringList parts;
+    if (!f.model.isEmpty()) parts << QObject::tr("model = %1").arg(f.model);
+    if (!f.level.isEmpty()) parts << QObject::tr("level = %1").arg(f.level);
+    if (!f.problem.isEmpty()) parts << QObject::tr("problem = %1").arg(f.problem);
+    if (!f.status.isEmpty()) parts << QObject::tr("status = %1").arg(f.status);
+    if (!f.flag.isEmpty()) parts << QObject::tr("flags: %1").arg(f.flag);
+    if (!f.search.trimmed().isEmpty()) parts << QObject::tr("search “%1”").arg(f.search.trimmed());
+    return parts.join(QStringLiteral(" · "));
+}
+
+RecordSubset RecordFilterProxy::filteredSubset() const
+{
+    RecordSubset out;
+    const RecordTableModel* t = table();
+    if (!t || m_filter == RecordFilter{}) return out;
+    const auto& rows = *t->projectData()->rows;
+    auto records = std::make_shared<std::vector<int>>();
+    const bool precomputed = m_acceptedFor == t->projectData().get() && m_accepted.size() == rows.size();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const bool pass = precomputed ? m_accepted[i] != 0 && !m_pickActive
+                                      : accepts(rows[i], static_cast<int>(i), m_filter, m_words, nullptr);
+        // With a pick active the precomputed verdicts include it: evaluate the filter alone.
+        if (precomputed && m_pickActive) {
+            if (accepts(rows[i], static_cast<int>(i), m_filter, m_words, nullptr)) records->push_back(static_cast<int>(i));
+            continue;
+        }
+        if (pass) records->push_back(static_cast<int>(i));
+    }
+    out.records = std::move(records);
+    out.description = describeFilter(m_filter);
+    return out;
+}
+
 void RecordFilterProxy::sort(int column, Qt::SortOrder order)
 {
     if (RecordTableModel* t = table()) {

@@ -9,6 +9,7 @@
 #include <QSet>
 #include <QSortFilterProxyModel>
 
+#include <memory>
 #include <vector>
 
 #include "project/project_data.h"
@@ -16,6 +17,18 @@
 namespace kwb::ui {
 
 class RecordTableModel;
+
+// The records the Records filters pass, for the views that follow them
+// (distributions, statistics, pivot, projection): indexes into the record set,
+// ascending, and the filter in words. Chart picks are not part of it.
+struct RecordSubset {
+    std::shared_ptr<const std::vector<int>> records; // null: every record
+    QString description;                             // "model = gpt-4o · search “relu”"
+    bool all() const { return !records; }
+};
+
+// The filter in words ("" when it passes everything).
+QString describeFilter(const RecordFilter& filter);
 
 class RecordFilterProxy : public QSortFilterProxyModel {
     Q_OBJECT
@@ -31,6 +44,8 @@ public:
     bool hasPickedRecords() const { return m_pickActive; }
     // A filter is being evaluated off the GUI thread.
     bool isFiltering() const { return m_filtering; }
+    // What the filter (without chart picks) passes; all() when no filter is set.
+    RecordSubset filteredSubset() const;
 
     // Sorting goes to the source model (RecordTableModel::sortRows).
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;

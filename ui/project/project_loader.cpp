@@ -16,6 +16,7 @@
 #include "project/input_classifier.h"
 #include "records/problem_names.h"
 #include "records/record_loader.h"
+#include "traces/rule_table.h"
 #include "views/rerun_service.h"
 
 #include "workbench/workload_analysis.h"
@@ -231,6 +232,29 @@ bool buildHasTraces()
     return true;
 }
 
+std::vector<ProjectionSummary> projectRecordSubset(const ProjectData& data, const std::vector<int>* subset)
+{
+    std::vector<ProjectionSummary> out;
+    const std::string rulesPath = QFile::encodeName(data.project.resolvedRules()).toStdString();
+    auto rules = rulesPath.empty() ? RuleTable::loadDefault() : RuleTable::load(rulesPath);
+    if (!rules) return out;
+    std::vector<EvalRecord> chosen;
+    if (subset) {
+        chosen.reserve(subset->size());
+        for (int i : *subset) chosen.push_back(data.records->records[static_cast<std::size_t>(i)]);
+    }
+    const std::span<const EvalRecord> records = subset ? std::span<const EvalRecord>(chosen)
+                                                       : std::span<const EvalRecord>(data.records->records);
+    for (const auto& k : data.knownTraces) {
+        if (!k.breakdown) {
+            out.emplace_back();
+            continue;
+        }
+        out.push_back(records.empty() ? ProjectionSummary{} : toSummary(projectWorkload(*k.breakdown, records, *rules)));
+    }
+    return out;
+}
+
 ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx, ProjectDataPtr previous)
 {
     auto data = std::make_shared<ProjectData>();
@@ -254,20 +278,12 @@ ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx, P
     } else if (!recordPaths.empty()) {
         const qsizetype firstMessage = data->messages.size();
         RecordSet set = loadRecordFiles(recordPaths, {}, ctx);
-        bool hasEval = false;
         for (const auto& f : set.files) {
             if (!f.ok()) data->messages << qs(f.fatal.toString());
             for (const auto& issue : f.issues) data->messages << qs(issue.toString());
-            hasEval = hasEval || f.format == recordFormatName(RecordFormat::KernelBenchEval);
         }
-        // A baseline table only gives speedups to eval records loaded with it: alone it is 0 records.
-        if (!hasEval)
-            for (const auto& f : set.files)
-                if (f.ok() && f.format == recordFormatName(RecordFormat::KernelBenchBaseline))
-                    data->messages << qs(f.file) +
-                                          QLatin1String(": a KernelBench baseline timing file holds no evaluation "
-                                                        "records; open it together with the eval_results.json it "
-                                                        "pairs with (its timings become their baselines)");
+        // A baseline table alone is 0 records: core says which file and how to pass both.
+        for (const auto& hint : recordLoadHints(set)) data->messages << qs(hint);
         if (ctx.cancelled()) {
             data->cancelled = true;
             return data;

@@ -16,6 +16,12 @@ namespace kwb::ui {
 // instead of being read again (adding or removing one input).
 ProjectDataPtr loadProjectData(const Project& project, const TaskContext& ctx = {}, ProjectDataPtr previous = {});
 
+// The projections of every workload over only these records (indexes into
+// data.records; null: all), as the load computes them (core's projectWorkload,
+// the project's rule table): the Workloads view follows the Records filters.
+// Empty when the rule table cannot be read. Thread: any.
+std::vector<ProjectionSummary> projectRecordSubset(const ProjectData& data, const std::vector<int>* subset);
+
 // Background work yields the CPU to the GUI thread: on Linux the calling
 // (pool) thread gets nice +10. Call at the start of thread-pool tasks only.
 void lowerCurrentThreadPriority();

@@ -10,7 +10,11 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QHeaderView>
 #include <QLineSeries>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -20,6 +24,7 @@
 #include <cmath>
 
 #include "charts/workload_charts.h"
+#include "models/group_stats_model.h"
 
 namespace kwb::ui {
 
@@ -40,7 +45,11 @@ DistributionsView::DistributionsView(QWidget* parent)
       m_summary(new QLabel),
       m_hover(new QLabel),
       m_view(new QChartView),
-      m_countFlagged(new QCheckBox(tr("Count error-flagged")))
+      m_countFlagged(new QCheckBox(tr("Count error-flagged"))),
+      m_filterNote(new QLabel),
+      m_allRecords(new QPushButton(tr("Use all records"))),
+      m_statsModel(new GroupStatsModel(this)),
+      m_statsTable(new QTableView)
 {
     setWindowTitle(tr("Speedup distributions"));
     for (auto k : {DistributionKind::Histogram, DistributionKind::Ecdf, DistributionKind::FastP, DistributionKind::Box})
@@ -69,11 +78,37 @@ DistributionsView::DistributionsView(QWidget* parent)
                                   "the work) count as not correct unless this is on."));
     bar->addWidget(m_countFlagged);
     bar->addWidget(m_summary, 1);
+    auto* filterBar = new QHBoxLayout;
+    m_filterNote->setStyleSheet(QStringLiteral("color:#0072B2"));
+    m_filterNote->setWordWrap(true);
+    filterBar->addWidget(m_filterNote, 1);
+    filterBar->addWidget(m_allRecords);
+    m_allRecords->setToolTip(tr("Clear the Records filters: every loaded record"));
+    m_filterNote->hide();
+    m_allRecords->hide();
+    connect(m_allRecords, &QPushButton::clicked, this, &DistributionsView::allRecordsRequested);
+    m_statsTable->setModel(m_statsModel);
+    m_statsTable->setObjectName(QStringLiteral("groupStats"));
+    m_statsTable->verticalHeader()->hide();
+    m_statsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_statsTable->horizontalHeader()->setStretchLastSection(true);
+    m_statsTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    auto* chartPane = new QWidget;
+    auto* chartLayout = new QVBoxLayout(chartPane);
+    chartLayout->setContentsMargins(0, 0, 0, 0);
+    chartLayout->addWidget(m_view, 1);
+    chartLayout->addWidget(m_hover);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("distributionsSplit"));
+    split->addWidget(chartPane);
+    split->addWidget(m_statsTable);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(bar);
-    layout->addWidget(m_view, 1);
-    layout->addWidget(m_hover);
+    layout->addLayout(filterBar);
+    layout->addWidget(split, 1);
 
     connect(m_countFlagged, &QCheckBox::toggled, this, [this] { recompute(); });
     connect(m_kindBox, &QComboBox::currentIndexChanged, this, [this] {
@@ -142,24 +177,75 @@ void DistributionsView::setGroupBy(const QString& field)
     Q_EMIT settingsChanged();
 }
 
+void DistributionsView::setRecordSubset(const RecordSubset& subset)
+{
+    if (subset.records == m_subset.records && subset.description == m_subset.description) return;
+    m_subset = subset;
+    const bool filtered = !m_subset.all();
+    m_filterNote->setVisible(filtered);
+    m_allRecords->setVisible(filtered);
+    m_filterNote->setText(filterNote());
+    recompute();
+}
+
+QString DistributionsView::filterNote() const
+{
+    if (m_subset.all()) return {};
+    return tr("Records filter in effect: %1 — %2 of %3 records")
+        .arg(m_subset.description)
+        .arg(m_subset.records->size())
+        .arg(m_data->records->records.size());
+}
+
 void DistributionsView::recompute()
 {
     // Off the GUI thread: grouping 100k records takes longer than a frame.
     auto records = m_data->records;
     const QString field = m_groupField;
     const bool countFlagged = m_countFlagged->isChecked();
+    auto subset = m_subset.records;
+    // A subset from another load (indexes into other records) is not applied.
+    if (subset && !subset->empty() && static_cast<std::size_t>(subset->back()) >= records->records.size())
+        subset.reset();
+    m_filterNote->setText(filterNote());
+    m_statsJob.supersede(); // its groups are about to change
     m_job.start(
-        [records, field, countFlagged](const TaskContext&) {
+        [records, field, countFlagged, subset](const TaskContext&) {
             auto d = std::make_shared<std::pair<DistributionData, LogHistogram>>();
-            d->first = computeDistribution(*records, field, nullptr, kMaxDistributionGroups, countFlagged);
+            d->first = computeDistribution(*records, field, subset.get(), kMaxDistributionGroups, countFlagged);
             d->second = computeLogHistogram(d->first);
             return d;
         },
         [this](std::shared_ptr<std::pair<DistributionData, LogHistogram>> d) {
             m_dist = std::move(d->first);
             m_hist = std::move(d->second);
+            m_statsModel->setDistribution(m_dist);
             rebuildChart();
+            recomputeStats();
         });
+}
+
+void DistributionsView::recomputeStats()
+{
+    // A pool of one thread for the bootstrap: seconds of work on 100k records that
+    // must not hold up the filters and sorts queued on the global pool.
+    static QThreadPool* statsPool = [] {
+        auto* pool = new QThreadPool;
+        pool->setMaxThreadCount(1);
+        return pool;
+    }();
+    m_statsJob.setPool(statsPool);
+    auto records = m_data->records;
+    auto dist = std::make_shared<DistributionData>(m_dist);
+    const bool countFlagged = m_countFlagged->isChecked();
+    m_statsJob.start([records, dist, countFlagged](const TaskContext& ctx) {
+        return std::make_shared<std::vector<GroupSummary>>(computeGroupStats(*records, *dist, countFlagged, ctx));
+    }, [this](std::shared_ptr<std::vector<GroupSummary>> stats) {
+        if (stats->size() != m_dist.groups.size()) return; // cancelled
+        for (std::size_t g = 0; g < stats->size(); ++g) m_dist.groups[g].stats = std::move((*stats)[g]);
+        m_statsModel->setDistribution(m_dist);
+        m_statsTable->resizeColumnsToContents();
+    });
 }
 
 void DistributionsView::rebuildChart()
@@ -172,11 +258,14 @@ void DistributionsView::rebuildChart()
     for (auto* s : chart->series()) connectSeries(s);
     std::size_t groups = 0;
     for (const auto& g : m_dist.groups) groups += g.speedups.empty() ? 0 : 1;
-    QString summary = tr("%1 correct, timed records in %2 groups of all %3 records (the Records filters do not "
-                         "apply here)")
-                          .arg(m_dist.timedRecords)
-                          .arg(groups)
-                          .arg(m_data->records->records.size());
+    std::size_t shown = 0;
+    for (const auto& g : m_dist.groups) shown += g.allRecords.size();
+    QString summary = m_subset.all()
+        ? tr("%1 correct, timed records in %2 groups of all %3 records").arg(m_dist.timedRecords).arg(groups).arg(shown)
+        : tr("%1 correct, timed records in %2 groups of the %3 records the Records filters pass")
+              .arg(m_dist.timedRecords)
+              .arg(groups)
+              .arg(shown);
     if (m_dist.errorFlaggedLeftOut > 0)
         summary += tr("; %1 error-flagged counted as not correct").arg(m_dist.errorFlaggedLeftOut);
     m_summary->setText(summary);
@@ -193,9 +282,11 @@ QString DistributionsView::describeAt(int group, QPointF v) const
         if (b < 0) return {};
         const double lo = m_hist.edges[static_cast<std::size_t>(b)];
         const double hi = m_hist.edges[static_cast<std::size_t>(b) + 1];
-        return tr("%1: speedup %2–%3×: %4 records")
+        return tr("%1: speedup %2–%3×: %4 of %5 records (%6%)")
             .arg(g.name, fmt(lo), fmt(hi))
-            .arg(m_hist.counts[static_cast<std::size_t>(group)][static_cast<std::size_t>(b)]);
+            .arg(m_hist.counts[static_cast<std::size_t>(group)][static_cast<std::size_t>(b)])
+            .arg(g.speedups.size())
+            .arg(100.0 * m_hist.share(m_dist, static_cast<std::size_t>(group), static_cast<std::size_t>(b)), 0, 'f', 1);
     }
     case DistributionKind::Ecdf: {
         const auto it = std::upper_bound(g.speedups.begin(), g.speedups.end(), v.x());
@@ -215,10 +306,11 @@ QString DistributionsView::describeAt(int group, QPointF v) const
             .arg(g.allRecords.size());
     }
     case DistributionKind::Box:
-        return tr("%1: n=%2, median %3×, quartiles %4–%5×, whiskers %6–%7×")
+        return tr("%1: n=%2, median %3× (95% CI %8), quartiles %4–%5×, whiskers %6–%7×")
             .arg(g.name)
             .arg(g.speedups.size())
-            .arg(fmt(g.median), fmt(g.q1), fmt(g.q3), fmt(g.whiskerLow), fmt(g.whiskerHigh));
+            .arg(fmt(g.median), fmt(g.q1), fmt(g.q3), fmt(g.whiskerLow), fmt(g.whiskerHigh),
+                GroupStatsModel::intervalText(g.stats.medianCi, false));
     }
     return {};
 }

@@ -25,10 +25,13 @@
 #include <algorithm>
 
 #include "export/table_export.h"
+#include "export/table_figure.h"
 #include "models/record_filter_proxy.h"
+#include "records/kernelbench_importer.h"
 #include "models/record_table_model.h"
 #include "views/cuda_highlighter.h"
 #include "views/filtered_table.h"
+#include "views/record_compare.h"
 #include "views/rerun_panel.h"
 
 namespace kwb::ui {
@@ -77,6 +80,37 @@ QString provenanceLine(const Provenance& p)
     return parts.isEmpty() ? QObject::tr("not recorded") : parts.join(QStringLiteral(" · "));
 }
 
+// "0.5039, 0.5117, 0.498 (largest 0.5117, 3 trials)": every trial's value, the worst named.
+QString differencesLine(const std::vector<double>& d)
+{
+    QStringList values;
+    for (double v : d) values << QString::number(v, 'g', 4);
+    if (d.size() == 1) return values.front();
+    return values.join(QLatin1String(", ")) + QObject::tr(" (largest %1, %2 trials)")
+                                                  .arg(QString::number(*std::max_element(d.begin(), d.end()), 'g', 4))
+                                                  .arg(d.size());
+}
+
+// What KernelBench's evaluator said about the sample (core/records/kernelbench_importer.h).
+void kernelBenchRows(QString& h, const EvalRecord& r)
+{
+    const auto m = kwb::kernelBenchMetadata(r);
+    if (!m || m->empty()) return;
+    if (m->trialsTotal)
+        row(h, QObject::tr("Correctness trials"),
+            QObject::tr("%1 of %2 passed").arg(m->trialsPassed.value_or(0)).arg(*m->trialsTotal));
+    if (!m->correctnessIssue.empty()) row(h, QObject::tr("Correctness issue"), esc(m->correctnessIssue));
+    if (!m->maxDifference.empty()) row(h, QObject::tr("Max difference"), differencesLine(m->maxDifference));
+    if (!m->avgDifference.empty()) row(h, QObject::tr("Avg difference"), differencesLine(m->avgDifference));
+    auto pre = [](const std::string& t) -> QString { return QLatin1String("<tt>") + esc(t) + QLatin1String("</tt>"); };
+    if (!m->compilationError.empty()) row(h, QObject::tr("Compilation error"), pre(m->compilationError));
+    if (!m->runtimeError.empty()) row(h, QObject::tr("Runtime error"), pre(m->runtimeError));
+    if (!m->otherError.empty()) row(h, QObject::tr("Error"), pre(m->otherError));
+    if (!m->hardware.empty()) row(h, QObject::tr("Evaluated on"), esc(m->hardware));
+    for (const auto& [k, v] : m->other)
+        if (k != "device") row(h, esc(k), esc(v));
+}
+
 QString recordHtml(const EvalRecord& r, const RecordRow& rr)
 {
     QString h = QLatin1String("<h3 style='margin:2px'>") + rr.id.toHtmlEscaped() + QLatin1String("</h3><table>");
@@ -89,13 +123,21 @@ QString recordHtml(const EvalRecord& r, const RecordRow& rr)
     const bool claimed = r.run == "leaderboard" && r.verification.flags.empty() && !r.verification.coverage;
     row(h, QObject::tr("Status"), rr.status + (r.compiled ? QObject::tr(", compiled") : QObject::tr(", not compiled")) +
         (claimed ? QObject::tr(" — claimed by the leaderboard, not verified (re-run it to check)") : QString()));
-    if (!r.error.empty()) row(h, QObject::tr("Error"), QLatin1String("<tt>") + esc(r.error) + QLatin1String("</tt>"));
+    const bool kernelBench = kwb::kernelBenchMetadata(r).has_value();
+    // KernelBench's errors are listed one by one below.
+    if (!r.error.empty() && !kernelBench)
+        row(h, QObject::tr("Error"), QLatin1String("<tt>") + esc(r.error) + QLatin1String("</tt>"));
     row(h, QObject::tr("Speedup"), std::isnan(rr.speedup) ? QStringLiteral("–") :
         QString::number(rr.speedup, 'f', 3) + QStringLiteral("× over ") +
         (r.speedupBaseline.empty() ? QObject::tr("baseline") : esc(r.speedupBaseline)));
     row(h, QObject::tr("Kernel"), statsLine(r.candidate));
     row(h, QObject::tr("Provenance"), provenanceLine(r.candidate.provenance) +
         (claimed ? QObject::tr(" (as the leaderboard reports it)") : QString()));
+    if (kernelBench) {
+        h += QLatin1String("<tr><td colspan='2'><b>") + QObject::tr("KernelBench evaluation") +
+             QLatin1String("</b></td></tr>");
+        kernelBenchRows(h, r);
+    }
     for (const auto& b : r.baselines) {
         row(h, QObject::tr("Baseline %1").arg(esc(b.name)), statsLine(b.stats));
         if (!b.stats.provenance.empty()) row(h, QString(), provenanceLine(b.stats.provenance));
@@ -133,10 +175,11 @@ QString recordHtml(const EvalRecord& r, const RecordRow& rr)
 // Relative source paths are written relative to wherever the evaluation ran
 // (often the repository root): try the working directory, then the project
 // folder and its ancestors.
-QString sourceText(const EvalRecord& r, const QString& projectDir)
+// The kernel's text, or "" when the record has none or its file is not found here.
+QString sourceIfAny(const EvalRecord& r, const QString& projectDir)
 {
     if (!r.source.code.empty()) return QString::fromStdString(r.source.code);
-    if (r.source.path.empty()) return QObject::tr("// This record carries no kernel source.");
+    if (r.source.path.empty()) return {};
     const QString path = QString::fromStdString(r.source.path);
     QStringList candidates{path};
     if (QFileInfo(path).isRelative()) {
@@ -150,7 +193,15 @@ QString sourceText(const EvalRecord& r, const QString& projectDir)
         QFile f(c);
         if (f.open(QIODevice::ReadOnly)) return QString::fromUtf8(f.read(2 << 20));
     }
-    return QObject::tr("// Kernel source: %1 (not found on this machine)").arg(path);
+    return {};
+}
+
+QString sourceText(const EvalRecord& r, const QString& projectDir)
+{
+    const QString text = sourceIfAny(r, projectDir);
+    if (!text.isEmpty()) return text;
+    if (r.source.path.empty()) return QObject::tr("// This record carries no kernel source.");
+    return QObject::tr("// Kernel source: %1 (not found on this machine)").arg(QString::fromStdString(r.source.path));
 }
 
 } // namespace
@@ -209,6 +260,12 @@ RecordsView::RecordsView(QWidget* parent)
     m_detailTabs = detailTabs;
     detailTabs->addTab(m_detail, tr("Details"));
     detailTabs->addTab(m_source, tr("Kernel source"));
+    m_compare = new QTextBrowser;
+    m_compare->setObjectName(QStringLiteral("compare"));
+    m_compare->setOpenLinks(false);
+    m_compare->setHtml(tr("<p>Select two rows (Ctrl+click) and choose <b>Compare</b> from the table's context menu "
+                          "(Ctrl+D) to see them side by side.</p>"));
+    detailTabs->addTab(m_compare, tr("Compare"));
 
     // Copy rows as TSV (Ctrl+C) or Markdown; the table's context menu lists both.
     auto* copyTsv = new QAction(tr("Copy Rows (TSV)"), m_table);
@@ -217,8 +274,17 @@ RecordsView::RecordsView(QWidget* parent)
     connect(copyTsv, &QAction::triggered, this, [this] { copySelectedRows(false); });
     auto* copyMd = new QAction(tr("Copy Rows (Markdown)"), m_table);
     connect(copyMd, &QAction::triggered, this, [this] { copySelectedRows(true); });
+    // Two selected rows: side by side (timings, flags, coverage, source diff) in the Compare tab.
+    auto* compare = new QAction(tr("Compare the Two Selected Records"), m_table);
+    compare->setShortcut(QKeySequence(tr("Ctrl+D")));
+    compare->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(compare, &QAction::triggered, this, [this] {
+        QString reason;
+        if (!compareSelected(&reason)) Q_EMIT statusMessage(reason);
+    });
     m_table->addAction(copyTsv);
     m_table->addAction(copyMd);
+    m_table->addAction(compare);
     m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
 
     auto* split = new QSplitter(Qt::Vertical);
@@ -248,6 +314,14 @@ RecordsView::RecordsView(QWidget* parent)
     // A filter that hides the shown record must not leave its details behind.
     connect(m_proxy, &RecordFilterProxy::filterApplied, this, &RecordsView::syncDetailWithTable);
     connect(m_proxy, &RecordFilterProxy::filterApplied, this, &FigureView::settingsChanged);
+    // The charts, statistics, pivot and projection follow the filters (not chart picks).
+    connect(m_proxy, &RecordFilterProxy::filterApplied, this, [this] {
+        if (m_proxy->isFiltering()) return;
+        if (m_proxy->filter() == m_emittedFilter && m_emittedFor == m_data.get()) return;
+        m_emittedFilter = m_proxy->filter();
+        m_emittedFor = m_data.get();
+        Q_EMIT filterSubsetChanged(m_proxy->filteredSubset());
+    });
     connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &RecordsView::syncDetailWithTable);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &RecordsView::syncDetailWithTable);
     fillCombo(m_modelBox, tr("All models"), {});
@@ -497,6 +571,64 @@ void RecordsView::showDetail(int rec)
     const EvalRecord& r = m_data->records->records[static_cast<std::size_t>(rec)];
     m_detail->setHtml(recordHtml(r, (*m_data->rows)[static_cast<std::size_t>(rec)]));
     m_source->setPlainText(sourceText(r, m_data->project.baseDir()));
+}
+
+bool RecordsView::compareSelected(QString* reason)
+{
+    QList<int> recs;
+    for (const QModelIndex& i : m_table->selectionModel()->selectedRows())
+        recs << i.data(RecordTableModel::RecordIndexRole).toInt();
+    std::sort(recs.begin(), recs.end());
+    if (recs.size() != 2) {
+        *reason = tr("Select exactly two records to compare (%1 selected).").arg(recs.size());
+        return false;
+    }
+    return compareRecords(recs[0], recs[1], reason);
+}
+
+bool RecordsView::compareRecords(int a, int b, QString* reason)
+{
+    const int n = m_model->rowCount();
+    if (a < 0 || b < 0 || a >= n || b >= n || a == b) {
+        *reason = tr("Two different records are needed to compare.");
+        return false;
+    }
+    const auto& recs = m_data->records->records;
+    const QString dir = m_data->project.baseDir();
+    m_compare->setHtml(compareRecordsHtml(*m_data, a, b, sourceIfAny(recs[static_cast<std::size_t>(a)], dir),
+        sourceIfAny(recs[static_cast<std::size_t>(b)], dir)));
+    m_detailTabs->setCurrentWidget(m_compare);
+    return true;
+}
+
+QString RecordsView::comparisonHtml() const
+{
+    return m_compare->toHtml();
+}
+
+QString RecordsView::figureTitle() const
+{
+    return tr("Evaluation records");
+}
+
+void RecordsView::paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const
+{
+    TableFigure t;
+    t.title = figureTitle();
+    // What a reader checks first on the left: a narrow figure leaves out columns from the right.
+    t.columns = {RecordTableModel::Id, RecordTableModel::Problem, RecordTableModel::Model, RecordTableModel::Status,
+        RecordTableModel::Speedup, RecordTableModel::Flags, RecordTableModel::CandidateMs, RecordTableModel::BaselineMs};
+    const QString filter = describeFilter(m_proxy->filter());
+    t.note = tr("%1 of %2 records").arg(m_proxy->rowCount()).arg(m_model->rowCount());
+    if (!filter.isEmpty()) t.note += tr(", filter: %1").arg(filter);
+    if (m_proxy->hasPickedRecords()) t.note += tr(", %1").arg(m_pickNote->text());
+    t.note += tr(". Speedup over the baseline named in Baseline ms; [bracketed]: the record is not correct.");
+    paintTableFigure(painter, rect, style, *m_proxy, t);
+}
+
+RecordSubset RecordsView::filteredSubset() const
+{
+    return m_proxy->filteredSubset();
 }
 
 QString RecordsView::sourceShown() const

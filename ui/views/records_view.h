@@ -4,6 +4,7 @@
 // and kernel source (syntax highlighted).
 #include <QSet>
 
+#include "models/record_filter_proxy.h"
 #include "views/figure_view.h"
 
 class QComboBox;
@@ -18,7 +19,6 @@ class QTextBrowser;
 namespace kwb::ui {
 
 class RecordTableModel;
-class RecordFilterProxy;
 class RerunPanel;
 class RerunService;
 
@@ -29,6 +29,9 @@ public:
 
     QString viewName() const override { return QStringLiteral("records"); }
     void setProjectData(ProjectDataPtr data) override;
+    // The figure: the filtered, sorted table typeset (export/table_figure.h), not a screenshot.
+    void paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const override;
+    QString figureTitle() const override;
 
     RecordFilter filter() const;
     void setFilter(const RecordFilter& filter);
@@ -57,8 +60,17 @@ public:
     int shownRecord() const;
     QString sourceShown() const;
 
+    // The two selected rows side by side in the Compare tab; false and *reason otherwise.
+    bool compareSelected(QString* reason);
+    bool compareRecords(int recordA, int recordB, QString* reason);
+    QString comparisonHtml() const;
+    // What the filters pass (chart picks aside), as the views that follow the filters use it.
+    RecordSubset filteredSubset() const;
+
 Q_SIGNALS:
     void recordSelected(int recordIndex);
+    // The filters changed what they pass (after a filter or a load was applied).
+    void filterSubsetChanged(const kwb::ui::RecordSubset& subset);
 
 private:
     void applyFilterFromControls();
@@ -82,10 +94,13 @@ private:
     QPushButton* m_showAll;
     QTextBrowser* m_detail;
     QPlainTextEdit* m_source;
+    QTextBrowser* m_compare = nullptr;
     QTabWidget* m_detailTabs = nullptr;
     RerunPanel* m_rerunPanel = nullptr;
     bool m_updating = false;
     int m_shownRecord = -1;
+    RecordFilter m_emittedFilter;          // the filter filterSubsetChanged last described
+    const ProjectData* m_emittedFor = nullptr;
 };
 
 } // namespace kwb::ui

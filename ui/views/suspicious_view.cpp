@@ -1,6 +1,9 @@
 #include "views/suspicious_view.h"
 
 #include <QGroupBox>
+#include <QPainter>
+
+#include <cmath>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -120,6 +123,132 @@ void SuspiciousView::showSelected()
     h += QLatin1String("</ul><p style='color:#555'>") + tr("Double-click the row to open the record.") +
          QLatin1String("</p>");
     m_reasons->setHtml(h);
+}
+
+QString SuspiciousView::figureTitle() const
+{
+    return tr("Suspicious speedups: claimed speedup of each flagged or unverified record");
+}
+
+void SuspiciousView::paintFigure(QPainter& p, const QRectF& rect, const FigureStyle& style) const
+{
+    p.save();
+    p.fillRect(rect, style.background);
+    p.setPen(style.foreground);
+    const QFontMetricsF fm(style.font);
+    const QFontMetricsF tfm(style.titleFont);
+    const int flags = Qt::AlignLeft | Qt::TextWordWrap;
+    double top = rect.top() + 2;
+    const double titleH = tfm.boundingRect(QRectF(rect.left(), 0, rect.width(), 1000), flags, figureTitle()).height();
+    p.setFont(style.titleFont);
+    p.drawText(QRectF(rect.left(), top, rect.width(), titleH), flags, figureTitle());
+    top += titleH + 4;
+    // Rows in the table's order (as filtered and sorted on screen).
+    const int rows = m_proxy->rowCount();
+    if (rows == 0) {
+        p.setFont(style.font);
+        p.drawText(QRectF(rect.left(), top, rect.width(), rect.bottom() - top), Qt::AlignCenter,
+            tr("No flagged or unverified records"));
+        p.restore();
+        return;
+    }
+    const double rowH = fm.height() + 3;
+    const double legendH = fm.height() * 2 + 8;
+    const double axisH = fm.height() * 2 + 6;
+    const int shown = std::max(1, std::min(rows, static_cast<int>((rect.bottom() - top - legendH - axisH) / rowH)));
+    struct Item {
+        QString label;
+        double speedup;
+        QColor color;
+    };
+    std::vector<Item> items;
+    double lo = 1.0, hi = unverifiedClaimThreshold() * 1.5;
+    for (int r = 0; r < shown; ++r) {
+        const int rec = m_proxy->index(r, 0).data(SuspiciousModel::RecordIndexRole).toInt();
+        const RecordRow& row = (*m_data->rows)[static_cast<std::size_t>(rec)];
+        const QColor c = row.severity >= 3 ? QColor(0xD5, 0x5E, 0x00)
+                       : row.severity == 2 ? QColor(0xB0, 0x78, 0x00)
+                       : row.unverifiedClaim ? QColor(0x00, 0x72, 0xB2)
+                                             : QColor(0x77, 0x77, 0x77);
+        // The id names the record; the model is added where the id does not contain it.
+        const QString label = row.id.contains(row.model) || row.model.isEmpty() ? row.id : row.id + QStringLiteral(" · ") + row.model;
+        items.push_back({label, row.speedup, c});
+        if (std::isfinite(row.speedup) && row.speedup > 0) {
+            lo = std::min(lo, row.speedup);
+            hi = std::max(hi, row.speedup);
+        }
+    }
+    lo = std::pow(10.0, std::floor(std::log10(lo)));
+    hi = std::pow(10.0, std::ceil(std::log10(hi)));
+    // Labels get at most 55% of the width; longer ones are set smaller, never cut.
+    QFont labelFont = style.font;
+    if (labelFont.pixelSize() <= 0) labelFont.setPixelSize(static_cast<int>(std::lround(labelFont.pointSizeF() * kLayoutDpi / 72.0)));
+    auto widest = [&items](const QFont& f) {
+        const QFontMetricsF m(f);
+        double w = 0;
+        for (const auto& it : items) w = std::max(w, m.horizontalAdvance(it.label));
+        return w;
+    };
+    const double maxLabelW = rect.width() * 0.55;
+    while (widest(labelFont) + 8 > maxLabelW && labelFont.pixelSize() > 5) labelFont.setPixelSize(labelFont.pixelSize() - 1);
+    const double labelW = std::min(widest(labelFont) + 8, maxLabelW);
+    // Room on the right for the last tick label.
+    const QRectF plot(rect.left() + labelW, top, rect.width() - labelW - fm.horizontalAdvance(QStringLiteral("1000×")) / 2 - 4,
+        shown * rowH);
+    auto xOf = [&](double v) { return plot.left() + plot.width() * (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)); };
+    QPen grid(style.grid);
+    grid.setWidthF(std::max(0.5, style.lineWidth * 0.4));
+    p.setFont(style.font);
+    for (double d = lo; d <= hi * 1.0001; d *= 10) {
+        p.setPen(grid);
+        p.drawLine(QPointF(xOf(d), plot.top()), QPointF(xOf(d), plot.bottom()));
+        p.setPen(style.foreground);
+        p.drawText(QRectF(xOf(d) - 30, plot.bottom() + 2, 60, fm.height()), Qt::AlignHCenter, (d >= 1 ? QString::number(d, 'f', 0) : QString::number(d, 'g', 3)) + QStringLiteral("×"));
+    }
+    p.drawText(QRectF(plot.left(), plot.bottom() + fm.height() + 3, plot.width(), fm.height()), Qt::AlignHCenter,
+        tr("Claimed speedup (log scale)"));
+    QPen dashed(QColor(0x66, 0x66, 0x66));
+    dashed.setStyle(Qt::DashLine);
+    dashed.setWidthF(std::max(0.75, style.lineWidth * 0.75));
+    p.setPen(dashed);
+    p.drawLine(QPointF(xOf(unverifiedClaimThreshold()), plot.top()), QPointF(xOf(unverifiedClaimThreshold()), plot.bottom()));
+    const double dot = std::max(2.5, fm.height() * 0.3);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const double y = plot.top() + (static_cast<double>(i) + 0.5) * rowH;
+        p.setFont(labelFont);
+        p.setPen(style.foreground);
+        p.drawText(QRectF(rect.left(), y - rowH / 2, labelW - 8, rowH), Qt::AlignRight | Qt::AlignVCenter, items[i].label);
+        if (!std::isfinite(items[i].speedup) || items[i].speedup <= 0) {
+            p.setFont(style.font);
+            p.drawText(QRectF(plot.left() + 4, y - rowH / 2, plot.width(), rowH), Qt::AlignLeft | Qt::AlignVCenter, tr("no speedup"));
+            continue;
+        }
+        p.setPen(Qt::NoPen);
+        p.setBrush(items[i].color);
+        p.drawEllipse(QPointF(xOf(items[i].speedup), y), dot, dot);
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setFont(style.font);
+    p.setPen(style.foreground);
+    // Legend: the dot colours, the threshold, and what was left out.
+    double lx = rect.left();
+    const double ly = plot.bottom() + axisH;
+    const std::pair<QColor, QString> keys[] = {{QColor(0xD5, 0x5E, 0x00), tr("error flag")},
+        {QColor(0xB0, 0x78, 0x00), tr("warning flag")}, {QColor(0x00, 0x72, 0xB2), tr("unverified claim")},
+        {QColor(0x77, 0x77, 0x77), tr("info flag")}};
+    for (const auto& [color, text] : keys) {
+        p.setPen(Qt::NoPen);
+        p.setBrush(color);
+        p.drawEllipse(QPointF(lx + dot, ly + fm.height() / 2), dot, dot);
+        p.setBrush(Qt::NoBrush);
+        p.setPen(style.foreground);
+        p.drawText(QPointF(lx + 2 * dot + 4, ly + fm.ascent()), text);
+        lx += 2 * dot + 4 + fm.horizontalAdvance(text) + 14;
+    }
+    QString note = tr("Dashed: the %1× review threshold.").arg(unverifiedClaimThreshold(), 0, 'g', 3);
+    if (shown < rows) note += tr(" The first %1 of %2 listed records, in the table's order.").arg(shown).arg(rows);
+    p.drawText(QRectF(rect.left(), ly + fm.height() + 2, rect.width(), legendH), flags, note);
+    p.restore();
 }
 
 } // namespace kwb::ui

@@ -22,6 +22,10 @@ public:
 
     QString viewName() const override { return QStringLiteral("suspicious"); }
     void setProjectData(ProjectDataPtr data) override;
+    // The figure: each listed record's claimed speedup on a log axis, coloured by
+    // severity, against the 10x review threshold, labelled in full (not a screenshot).
+    void paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const override;
+    QString figureTitle() const override;
 
     SuspiciousModel* model() const { return m_model; }
     RerunPanel* rerunPanel() const { return m_panel; }

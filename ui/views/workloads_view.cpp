@@ -10,6 +10,7 @@
 #include <QPainter>
 #include <QPieSeries>
 #include <QPieSlice>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableView>
@@ -17,6 +18,7 @@
 
 #include "charts/workload_charts.h"
 #include "models/raw_value_proxy.h"
+#include "project/project_loader.h"
 #include "models/top_kernels_model.h"
 #include "views/filtered_table.h"
 
@@ -59,7 +61,9 @@ WorkloadsView::WorkloadsView(QWidget* parent)
       m_topModel(new TopKernelsModel(this)),
       m_topProxy(new RawValueProxy(this)),
       m_topTable(new QTableView),
-      m_topSearch(new QLineEdit)
+      m_topSearch(new QLineEdit),
+      m_filterNote(new QLabel),
+      m_allRecords(new QPushButton(tr("Use all records")))
 {
     setWindowTitle(tr("Workloads"));
     m_pie->setRenderHint(QPainter::Antialiasing);
@@ -94,9 +98,18 @@ WorkloadsView::WorkloadsView(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(top);
     split->addWidget(m_tabs);
+    m_filterNote->setStyleSheet(QStringLiteral("color:#0072B2"));
+    m_filterNote->setWordWrap(true);
+    m_filterNote->hide();
+    m_allRecords->hide();
+    connect(m_allRecords, &QPushButton::clicked, this, &WorkloadsView::allRecordsRequested);
+    auto* filterBar = new QHBoxLayout;
+    filterBar->addWidget(m_filterNote, 1);
+    filterBar->addWidget(m_allRecords);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(bar);
+    layout->addLayout(filterBar);
     layout->addWidget(m_header);
     layout->addWidget(split, 1);
     connect(m_workloadBox, &QComboBox::currentIndexChanged, this, &WorkloadsView::showWorkload);
@@ -108,12 +121,59 @@ QString WorkloadsView::figureTitle() const
     return tr("GPU time by kernel category per workload");
 }
 
+void WorkloadsView::setRecordSubset(const RecordSubset& subset)
+{
+    if (subset.records == m_subset.records && subset.description == m_subset.description) return;
+    m_subset = subset;
+    reproject();
+}
+
+QString WorkloadsView::filterNote() const
+{
+    if (m_subset.all()) return {};
+    return tr("Records filter in effect: %1 — the projection's w and s come from %2 of %3 records")
+        .arg(m_subset.description)
+        .arg(m_subset.records->size())
+        .arg(m_data->records->records.size());
+}
+
+const ProjectionSummary& WorkloadsView::projectionOf(int index) const
+{
+    const auto i = static_cast<std::size_t>(index);
+    if (!m_subset.all() && i < m_subsetProjections.size()) return m_subsetProjections[i];
+    return m_data->workloads[i].projection;
+}
+
+void WorkloadsView::reproject()
+{
+    m_subsetProjections.clear();
+    m_filterNote->setVisible(!m_subset.all());
+    m_allRecords->setVisible(!m_subset.all());
+    m_filterNote->setText(filterNote());
+    auto subset = m_subset.records;
+    if (m_subset.all() || m_data->workloads.empty() ||
+        (!subset->empty() && static_cast<std::size_t>(subset->back()) >= m_data->records->records.size())) {
+        m_projectionJob.supersede();
+        showWorkload(m_workloadBox->currentIndex());
+        return;
+    }
+    auto project = m_data;
+    m_projectionJob.start([project, subset](const TaskContext&) {
+        return std::make_shared<std::vector<ProjectionSummary>>(projectRecordSubset(*project, subset.get()));
+    }, [this, project](std::shared_ptr<std::vector<ProjectionSummary>> p) {
+        if (project != m_data) return;
+        m_subsetProjections = std::move(*p);
+        showWorkload(m_workloadBox->currentIndex());
+    });
+}
+
 void WorkloadsView::setProjectData(ProjectDataPtr next)
 {
     if (auto* sub = findChild<SubstitutionPanel*>(QStringLiteral("substitutionPanel"))) sub->setProjectData(next);
     // A reload keeps the workload the user chose, when it is still there.
     const QString chosen = currentWorkloadName();
     m_data = next ? std::move(next) : std::make_shared<ProjectData>();
+    m_subsetProjections.clear();
     {
         QSignalBlocker block(m_workloadBox);
         m_workloadBox->clear();
@@ -141,6 +201,7 @@ void WorkloadsView::setProjectData(ProjectDataPtr next)
         m_workloadBox->setCurrentIndex(index);
     }
     showWorkload(index);
+    reproject();
 }
 
 QString WorkloadsView::currentWorkloadName() const
@@ -180,7 +241,7 @@ void WorkloadsView::showWorkload(int index)
                           .arg(w.device.isEmpty() ? QString() : QLatin1String(" on ") + w.device)
                           .arg(pct(w.addressableFraction), pct(w.addressableSpanFraction)));
 
-    const ProjectionSummary& in = w.projection;
+    const ProjectionSummary& in = projectionOf(index);
     QString h = QLatin1String("<h3>") + tr("End-to-end projection") + QLatin1String("</h3><table>");
     auto row = [&h](const QString& k, const QString& v) {
         h += QLatin1String("<tr><td style='padding-right:10px'>") + k + QLatin1String("</td><td><b>") + v +
@@ -211,6 +272,7 @@ void WorkloadsView::showWorkload(int index)
                  .arg(in.matching)
                  .arg(in.records)
                  .arg(in.problems);
+        if (!m_subset.all()) h += QLatin1Char(' ') + filterNote().toHtmlEscaped() + QLatin1Char('.');
         if (in.errorFlagged > 0)
             h += tr(" Left out of w and s: %1 correct, timed records with an error flag (their kernels cannot "
                     "have done the work).")
@@ -227,7 +289,12 @@ QString WorkloadsView::projectionText() const
 
 void WorkloadsView::paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const
 {
-    paintWorkloadPies(painter, rect, m_data->workloads, style);
+    const int i = m_workloadBox->currentIndex();
+    if (i < 0 || static_cast<std::size_t>(i) >= m_data->workloads.size()) {
+        paintWorkloadPies(painter, rect, m_data->workloads, style);
+        return;
+    }
+    paintWorkloadPie(painter, rect, m_data->workloads[static_cast<std::size_t>(i)], categoryColors(m_data->workloads), style);
 }
 
 } // namespace kwb::ui

@@ -2,12 +2,15 @@
 // Workloads from profiler traces: a pie of GPU time by category for the
 // selected workload (addressable slices pulled out), small multiples of all
 // workloads, the top kernels, and the end-to-end projection with its inputs.
+#include "jobs/job_tracker.h"
+#include "models/record_filter_proxy.h"
 #include "views/figure_view.h"
 
 class QChartView;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QTabWidget;
 class QTableView;
 
@@ -23,7 +26,8 @@ public:
 
     QString viewName() const override { return QStringLiteral("workloads"); }
     void setProjectData(ProjectDataPtr data) override;
-    // The figure: small multiples of every workload.
+    // The figure: the chart on screen, the selected workload's pie with its
+    // legend and its whole title (paintWorkloadPies draws all of them).
     void paintFigure(QPainter& painter, const QRectF& rect, const FigureStyle& style) const override;
     QString figureTitle() const override;
 
@@ -32,9 +36,18 @@ public:
     int workloadCount() const { return static_cast<int>(m_data->workloads.size()); }
     TopKernelsModel* topKernels() const { return m_topModel; }
     QString projectionText() const;
+    bool isBusy() const override { return m_projectionJob.isRunning(); }
+    // The projection's w and s over the records the Records filters pass, with a note.
+    void setRecordSubset(const RecordSubset& subset);
+    QString filterNote() const;
+
+Q_SIGNALS:
+    void allRecordsRequested();
 
 private:
     void showWorkload(int index);
+    void reproject();
+    const ProjectionSummary& projectionOf(int index) const;
 
     ProjectDataPtr m_data;
     QComboBox* m_workloadBox;
@@ -47,6 +60,11 @@ private:
     RawValueProxy* m_topProxy;
     QTableView* m_topTable;
     QLineEdit* m_topSearch;
+    RecordSubset m_subset;
+    std::vector<ProjectionSummary> m_subsetProjections; // parallel to workloads; empty: the load's
+    JobTracker m_projectionJob;
+    QLabel* m_filterNote;
+    QPushButton* m_allRecords;
 };
 
 } // namespace kwb::ui

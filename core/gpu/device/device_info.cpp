@@ -58,8 +58,20 @@ int deviceCount(std::string* whyNone)
     if (err != cudaSuccess) {
         if (whyNone) {
             *whyNone = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
-            if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice)
-                *whyNone = "no NVIDIA GPU or driver on this machine (" + *whyNone + ")";
+            // The runtime answers "driver version is insufficient" also where no driver is
+            // installed at all (a machine without a GPU): say which of the two it is.
+            int driver = 0;
+            int runtime = 0;
+            if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+            if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = 0;
+            auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+            if (err == cudaErrorNoDevice)
+                *whyNone = "no NVIDIA GPU on this machine (the driver found no CUDA device)";
+            else if (err == cudaErrorInsufficientDriver && driver == 0)
+                *whyNone = "no NVIDIA GPU driver on this machine (no GPU, or its driver is not installed)";
+            else if (err == cudaErrorInsufficientDriver)
+                *whyNone = "the NVIDIA driver supports CUDA " + version(driver) + ", older than the CUDA " +
+                           version(runtime) + " runtime of this build (" + *whyNone + ")";
         }
         cudaGetLastError(); // not sticky: clear it
         return 0;
