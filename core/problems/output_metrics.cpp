@@ -14,10 +14,13 @@ bool isClose(float out, float ref, ToleranceValues tol)
 {
     if (out == ref) return true; // covers equal infinities
     if (!std::isfinite(out) || !std::isfinite(ref)) return false;
-    // torch computes in the tensor's dtype: the Python-float tolerances are
-    // applied to float32 values, so the comparison happens in float32.
+    // KernelBench calls torch.allclose(reference, candidate): |ref - out| <=
+    // atol + rtol * |out|, the relative part scaled by the CANDIDATE's value
+    // (so all zeros pass only where |ref| <= atol). torch computes in the
+    // tensor's dtype: the Python-float tolerances are applied to float32
+    // values, so the comparison happens in float32.
     const float diff = std::fabs(out - ref);
-    const float allowed = static_cast<float>(tol.atol) + std::fabs(static_cast<float>(tol.rtol) * ref);
+    const float allowed = static_cast<float>(tol.atol) + std::fabs(static_cast<float>(tol.rtol) * out);
     return diff <= allowed;
 }
 

@@ -9,7 +9,7 @@ namespace kwb {
 struct OutputMetrics {
     std::int64_t count = 0;
     // torch.allclose(out, ref, atol, rtol, equal_nan=False): every element has
-    // out == ref, or both finite and |out - ref| <= atol + rtol * |ref|,
+    // out == ref, or both finite and |out - ref| <= atol + rtol * |out| (torch.allclose(ref, out)),
     // evaluated in float32 as torch does for float32 tensors.
     bool allclose = false;
     std::int64_t outOfTolerance = 0;   // elements failing that test

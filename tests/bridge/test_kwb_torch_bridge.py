@@ -161,7 +161,7 @@ class RequestHandlingTest(unittest.TestCase):
         self.assertIn("must be an object", replies[1]["message"])
         self.assertIn('"kwb.rerun/0"', replies[2]["message"])
         self.assertIn('"%s"' % kb.PROTOCOL, replies[2]["message"])
-        self.assertIn("hello, rerun and shutdown", replies[3]["message"])
+        self.assertIn("hello, rerun, zero_probe and shutdown", replies[3]["message"])
 
     def test_malformed_options_still_get_a_result(self):
         req = header("rerun", "bad-options")

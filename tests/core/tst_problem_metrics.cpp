@@ -46,9 +46,11 @@ void TestProblemMetrics::isCloseMatchesTorch_data()
     QTest::addRow("equal") << 1.0f << 1.0f << 0.0 << 0.0 << true;
     QTest::addRow("within atol") << 1.00005f << 1.0f << 1e-4 << 0.0 << true;
     QTest::addRow("boundary is inclusive") << 3.0f << 2.0f << 0.0 << 0.5 << true;
-    QTest::addRow("just past boundary") << std::nextafter(3.0f, 4.0f) << 2.0f << 0.0 << 0.5 << false;
-    QTest::addRow("rtol uses |ref| not |out|") << 0.0f << 2.0f << 0.0 << 1.0 << true;
-    QTest::addRow("rtol asymmetric") << 2.0f << 0.0f << 0.0 << 1.0 << false;
+    QTest::addRow("boundary at rtol * |out|") << 4.0f << 2.0f << 0.0 << 0.5 << true;
+    QTest::addRow("just past boundary") << std::nextafter(4.0f, 5.0f) << 2.0f << 0.0 << 0.5 << false;
+    // KernelBench calls torch.allclose(reference, candidate): rtol scales |other|, the candidate.
+    QTest::addRow("rtol uses |out| not |ref|") << 0.0f << 2.0f << 0.0 << 1.0 << false;
+    QTest::addRow("rtol asymmetric") << 2.0f << 0.0f << 0.0 << 1.0 << true;
     QTest::addRow("fp32 1e-4 at 1.0002") << 1.0002f << 1.0f << 1e-4 << 1e-4 << false;
     QTest::addRow("nan vs nan") << kNan << kNan << 1.0 << 1.0 << false;
     QTest::addRow("nan vs 1") << kNan << 1.0f << 1.0 << 1.0 << false;

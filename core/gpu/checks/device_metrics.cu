@@ -40,7 +40,7 @@ __device__ inline bool isCloseF32(float out, float ref, float atol, float rtol)
     if (out == ref) return true;
     if (!isfinite(out) || !isfinite(ref)) return false;
     const float diff = fabsf(__fsub_rn(out, ref));
-    const float allowed = __fadd_rn(atol, fabsf(__fmul_rn(rtol, ref)));
+    const float allowed = __fadd_rn(atol, fabsf(__fmul_rn(rtol, out))); // rtol scales the candidate's value, as torch.allclose(ref, out)
     return diff <= allowed;
 }
 
