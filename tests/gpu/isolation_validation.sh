@@ -47,7 +47,7 @@ export KWB_CACHE_DIR
 for run in isolated:compile in_process:warm isolated:warm; do
     mode=${run%%:*}
     pass=${run##*:}
-    if [ $mode = in_process ]; then export KWB_ISOLATION=off; else unset KWB_ISOLATION; fi
+    if [ $mode = in_process ]; then export KWB_ISOLATION=off; else export KWB_ISOLATION=on; fi
     for p in $PROBLEMS; do
         start=$(date +%s%N)
         timeout 300 "$KWB" rerun "tests/data/problems/$p.json" --candidates tests/data/candidates \
@@ -56,7 +56,7 @@ for run in isolated:compile in_process:warm isolated:warm; do
         echo "$mode $pass $p exit $? wall_ms=$(( ($(date +%s%N) - start) / 1000000 ))" | tee -a "$R/walls.txt"
     done
 done
-unset KWB_ISOLATION
+export KWB_ISOLATION=on
 
 echo "== CUPTI with perf_event_open allowed $(date -u +%T)"
 KWB_SANDBOX_ALLOW_PERF=1 timeout 120 "$KWB" rerun tests/data/problems/relu.json --candidates tests/data/candidates/relu \

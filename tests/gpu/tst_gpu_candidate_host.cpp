@@ -75,7 +75,15 @@ void hostStartsOrSaysWhy(bool device)
         GT_CHECK(m.find("dlopen failed") != std::string::npos);
     } else {
         GT_CHECK(m.find("CUDA initialisation in the candidate host failed") != std::string::npos);
-        if (kwb::sandbox::landlockAbi() > 0) GT_CHECK(m.find("landlock+seccomp") != std::string::npos);
+        // The sandbox is entered after CUDA starts (the default order): CUDA failed first.
+        GT_CHECK(m.find("sandbox none") != std::string::npos);
+        // Entered before CUDA (KWB_SANDBOX_ORDER=early) the report names what was applied.
+        ::setenv("KWB_SANDBOX_ORDER", "early", 1);
+        auto early = kwb::gpu::CandidateHost::start("/nonexistent/libmissing.so", "missing.cu");
+        ::unsetenv("KWB_SANDBOX_ORDER");
+        GT_CHECK(!early);
+        if (!early && kwb::sandbox::landlockAbi() > 0)
+            GT_CHECK(early.status().message().find("landlock+seccomp") != std::string::npos);
     }
 }
 

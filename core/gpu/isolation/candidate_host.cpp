@@ -141,8 +141,10 @@ std::vector<CandidateHost*>& liveHosts()
 
 bool isolationEnabled()
 {
+    // Opt-in until the candidate host has verdicts from a GPU: its first H200 run
+    // (2026-12-02) could not initialise CUDA inside the sandbox (docs/security-native.md).
     const char* v = std::getenv("KWB_ISOLATION");
-    return !(v && (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0));
+    return v && (std::strcmp(v, "on") == 0 || std::strcmp(v, "1") == 0);
 }
 
 std::string candidateHostPath()

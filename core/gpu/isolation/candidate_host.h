@@ -37,8 +37,9 @@
 
 namespace kwb::gpu {
 
-// Whether shared objects run in the candidate host: yes unless
-// KWB_ISOLATION=off (for measuring what the separation costs only).
+// Whether shared objects run in the candidate host: only with KWB_ISOLATION=on
+// (opt-in until it has run on a GPU with its verdicts checked; see
+// docs/security-native.md). Otherwise they load into kwb-runner as before.
 bool isolationEnabled();
 // The host program: $KWB_CANDIDATE_HOST, else kwb-candidate-host beside this
 // executable, in ../../app/runner from it (the test binaries), or in the build tree.

@@ -112,15 +112,17 @@ int serveCandidateHost(int cmdFd, int replyFd)
         replyError(replyFd, "init", "cannot enter " + scratch);
         return 2;
     }
-    // Entered before CUDA starts its threads, so that every one of them is in
-    // the Landlock domain (Landlock applies to the calling thread and what it
-    // starts later; seccomp's TSYNC alone would reach older threads).
-    // KWB_SANDBOX=off skips it (measurement), KWB_SANDBOX_ORDER=late enters
-    // after CUDA's initialisation (when a driver needs more than the sandbox allows at start).
+    // Entered after CUDA's initialisation: on the H200 (driver 580) CUDA cannot
+    // start inside the sandbox (cudaErrorOperatingSystem), while the bridge's
+    // worker, which enters the same sandbox after CUDA, ran every fixture. CUDA's
+    // own threads then stay outside the Landlock domain (seccomp's TSYNC covers
+    // them; the report counts them). KWB_SANDBOX_ORDER=early enters before CUDA
+    // (every thread inside Landlock, for drivers that allow it); KWB_SANDBOX=off
+    // skips the sandbox (measurement only).
     const char* mode = std::getenv("KWB_SANDBOX");
     const bool sandboxOn = !(mode && std::strcmp(mode, "off") == 0);
     const char* order = std::getenv("KWB_SANDBOX_ORDER");
-    const bool late = order && std::strcmp(order, "late") == 0;
+    const bool late = !(order && std::strcmp(order, "early") == 0);
     sandbox::SandboxReport report;
     report.whyNot = sandboxOn ? "" : "switched off (KWB_SANDBOX=off)";
     if (sandboxOn && !late) report = enter(scratch);
