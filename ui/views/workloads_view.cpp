@@ -92,7 +92,7 @@ WorkloadsView::WorkloadsView(QWidget* parent)
     kl->addWidget(m_topTable, 1);
     m_tabs->addTab(m_grid, tr("All workloads"));
     m_tabs->addTab(kernels, tr("Top kernels"));
-    auto* substitution = new SubstitutionPanel; // measured vs projected (paper engineer)
+    auto* substitution = new SubstitutionPanel; // measured vs projected (the substitution runs)
     substitution->setObjectName(QStringLiteral("substitutionPanel"));
     m_tabs->addTab(substitution, tr("Measured vs projected"));
     auto* split = new QSplitter(Qt::Vertical);

@@ -171,7 +171,7 @@ int kwb_bridge_sandbox_enter(const char* writable_dirs_colon_separated, char* wh
 }
 #endif
 
-// ---- Zero acceptance (kwb zeros; gpu/bridge/zero_probe, engineer "paper").
+// ---- Zero acceptance (kwb zeros; gpu/bridge/zero_probe).
 #ifdef __cplusplus
 extern "C" {
 #endif

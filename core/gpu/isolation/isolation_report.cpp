@@ -38,7 +38,7 @@ nlohmann::json isolationMembers(const IsolationReport& report)
 
 namespace {
 
-// Fills the contract's C++ members (core/rerun, engineer "checks") where the
+// Fills the contract's C++ members (core/rerun) where the
 // result has them; the names are looked up in a template so this compiles
 // with and without them. Without them the members only go to the log.
 template <typename R>
