@@ -18,4 +18,4 @@ cmake -S "$root" -B "$root/build-asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DKWB_S
   -DKWB_BUILD_UI=OFF -DKWB_ENABLE_CUDA=OFF -DKWB_BUILD_BENCH=OFF
 cmake --build "$root/build-asan" -j "$jobs"
 (cd "$root/build-asan" && ctest --output-on-failure -L core -j "$jobs")
-echo "== fuzz harnesses (10 s each, ASan + UBSan; docs/reliability.md)" && "$root/scripts/fuzz.sh" 10
+echo "== fuzz harnesses (5 s each, ASan + UBSan; docs/reliability.md)" && "$root/scripts/fuzz.sh" 5
