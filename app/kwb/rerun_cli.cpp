@@ -46,6 +46,7 @@ void addRerunOptions(ArgParser& p)
 {
     p.option("trials", "N", "timed trials per kernel (candidate and reference)", "100");
     p.option("warmup", "N", "untimed runs before timing", "10");
+    p.option("timing-budget", "SECONDS", "per timed kernel: fewer warm-ups and trials (at least 10) when a call is slow (0: none)", "0");
     p.option("correctness-trials", "N", "correctness trials, each on fresh inputs", "3");
     p.flag("no-l2-flush", "do not flush the L2 cache between timed trials");
     p.option("coverage", "ROWSxCOLS", "coverage-grid resolution", "32x32");
@@ -85,6 +86,8 @@ bool readRerunOptions(const ArgParser& p, const char* command, RerunOptions& o, 
         else if (std::string(name) == "warmup") o.warmup = static_cast<std::int32_t>(v);
         else o.correctnessTrials = static_cast<std::int32_t>(v);
     }
+    if (!parseDouble(*p.value("timing-budget"), o.timingBudgetS) || !(o.timingBudgetS >= 0) || o.timingBudgetS > 86400)
+        return bad("timing-budget", *p.value("timing-budget"));
     o.l2Flush = !p.isSet("no-l2-flush");
     o.timeReference = !p.isSet("no-reference-timing");
     o.cupti = !p.isSet("no-cupti");

@@ -48,6 +48,7 @@ template <typename V, FieldsOf<RerunOptions> S> void visitFields(V& v, S& o)
 {
     v("trials", o.trials);
     v("warmup", o.warmup);
+    v("timing_budget_s", o.timingBudgetS, wire::OmitDefault {});
     v("l2_flush", o.l2Flush);
     v("correctness_trials", o.correctnessTrials);
     v("coverage_rows", o.coverageRows);
@@ -74,6 +75,7 @@ template <typename V, FieldsOf<RerunOptions> S> void visitFields(V& v, S& o)
         return true;
     }, "sanitize names a tool other than memcheck, initcheck, racecheck, synccheck");
     v.check([&] { return o.trials >= 0 && o.warmup >= 0 && o.correctnessTrials >= 0; }, "trial counts must be >= 0");
+    v.check([&] { return o.timingBudgetS >= 0.0 && o.timingBudgetS <= 86400.0; }, "timing_budget_s must be within [0, 86400]");
 }
 
 template <typename V, FieldsOf<KernelBenchPayload> S> void visitFields(V& v, S& k)

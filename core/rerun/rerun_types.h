@@ -19,6 +19,7 @@ namespace kwb {
 struct RerunOptions {
     std::int32_t trials = 100;           // timed trials per kernel (candidate and reference)
     std::int32_t warmup = 10;            // untimed runs before timing
+    double timingBudgetS = 0.0;          // per timed kernel: cut warm-ups and trials to fit (0: none; >= 10 trials)
     bool l2Flush = true;                 // flush L2 before every timed trial
     std::int32_t correctnessTrials = 3;  // trials with fresh inputs (seed policy permitting)
     std::int32_t coverageRows = 32;      // requested coverage-grid resolution

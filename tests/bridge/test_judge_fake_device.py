@@ -152,6 +152,16 @@ class JudgeOnFakeDeviceTest(unittest.TestCase):
         self.assertIn("median_ms", r["reference_timing"])
         self.assertFalse(any(i["mutated"] for i in r["inputs"]), r["inputs"])
 
+    def test_a_timing_budget_reaches_both_timers(self):
+        with open(os.path.join(DATA, "samples", "security", "matmul_honest.py"), encoding="utf-8") as f:
+            src = f.read()
+        full = self.rerun(src, MATMUL, {"trials": 30, "adversarial": False})
+        self.assertEqual((full["candidate_timing"]["trials"], full["reference_timing"]["trials"]), (30, 30))
+        cut = self.rerun(src, MATMUL, {"trials": 30, "adversarial": False, "timing_budget_s": 0.001})
+        self.assert_honest(cut)
+        # The worker's session times the candidate, the judge's the reference: both got the budget.
+        self.assertEqual((cut["candidate_timing"]["trials"], cut["reference_timing"]["trials"]), (10, 10))
+
     def test_honest_diagonal_scaling(self):
         with open(os.path.join(DATA, "samples", "security", "diag_scale_honest.py"), encoding="utf-8") as f:
             self.assert_honest(self.rerun(f.read(), DIAG))

@@ -8,6 +8,7 @@
 #include "problems/candidate_spec.h"
 #include "problems/problem_spec.h"
 #include "rerun/protocol.h"
+#include "rerun/trial_plan.h"
 #include "test_util.h"
 
 using namespace kwb;
@@ -90,6 +91,7 @@ private Q_SLOTS:
     void malformedLines();
     void unknownMembersIgnored();
     void timingSummary();
+    void timingBudget();
 };
 
 void TestProtocol::simpleMessagesRoundTrip()
@@ -146,6 +148,16 @@ void TestProtocol::rerunRequestRoundTrip()
     QCOMPARE(r.options.seed, std::uint64_t{123456789012345ULL});
     QCOMPARE(r.options.sizes.at("rows"), std::int64_t{64});
     QCOMPARE(r.options.timeoutS, 2.5);
+    QCOMPARE(r.options.timingBudgetS, 0.0);
+    // No budget: not on the wire (older runners' requests stay byte-identical).
+    QVERIFY(encodeMessage(req).find("timing_budget_s") == std::string::npos);
+    req.options.timingBudgetS = 2.5;
+    auto budgeted = decodeMessage(encodeMessage(req));
+    QVERIFY(budgeted.isOk());
+    QCOMPARE(std::get<RerunRequest>(*budgeted).options.timingBudgetS, 2.5);
+    req.options.timingBudgetS = -1.0;
+    QVERIFY(!decodeMessage(encodeMessage(req)).isOk());
+    req.options.timingBudgetS = 0.0;
     QCOMPARE(problemSpecToJson(r.problem).dump(), problemSpecToJson(*problem).dump());
     QCOMPARE(r.candidate.source, candidate->source); // the source travels inline
     QCOMPARE(r.candidate.form, CandidateForm::SharedObject);
@@ -300,6 +312,30 @@ void TestProtocol::timingSummary()
     TimingStats tiny = summarizeTimings({0.001, 0.0012});
     tiny.eventOverheadMs = 0.0026; // a bracket longer than the median: corrected time stops at 0
     QCOMPARE(tiny.correctedMedianMs(), 0.0);
+}
+
+void TestProtocol::timingBudget()
+{
+    // No budget, or no usable estimate: what was asked for.
+    QCOMPARE(planWithinBudget(10, 100, 0.0, 10, 574.0).trials, 100);
+    QCOMPARE(planWithinBudget(10, 100, 3.0, 10, std::nan("")).trials, 100);
+    QCOMPARE(planWithinBudget(10, 100, 3.0, 10, 0.0).warmup, 10);
+    // A fast kernel fits: unchanged.
+    auto fast = planWithinBudget(10, 100, 3.0, 10, 0.02);
+    QCOMPARE(fast.trials, 100);
+    QCOMPARE(fast.warmup, 10);
+    // The leaderboard's 574 ms LayerNorm: 10 trials (the floor) and 2 warm-ups, not 100 + 10.
+    auto slow = planWithinBudget(10, 100, 3.0, 10, 574.0);
+    QCOMPARE(slow.trials, 10);
+    QCOMPARE(slow.warmup, 2);
+    // In between: as many trials as fit, warm-ups a quarter of the budget.
+    auto mid = planWithinBudget(10, 100, 3.0, 10, 60.0);
+    QCOMPARE(mid.trials, 50);
+    QCOMPARE(mid.warmup, 10);
+    QCOMPARE(planWithinBudget(10, 100, 3.0, 10, 150.0).warmup, 5);
+    // Never more than asked for, and the floor is capped by what was asked for.
+    QCOMPARE(planWithinBudget(1, 5, 3.0, 10, 574.0).trials, 5);
+    QCOMPARE(planWithinBudget(1, 5, 3.0, 10, 574.0).warmup, 1);
 }
 
 QTEST_GUILESS_MAIN(TestProtocol)

@@ -57,6 +57,10 @@ void timingCheck()
     GT_CHECK(kwb::gpu::implausibleHostTiming(t, 5, 20.0).empty());
     GT_CHECK(!kwb::gpu::implausibleHostTiming(t, 10, 20.0).empty()); // not the trials asked for
     GT_CHECK(!kwb::gpu::implausibleHostTiming(t, 5, 2.0).empty());   // more time than the batch took
+    // Under a time budget the host may stop early, never below the least asked for.
+    GT_CHECK(kwb::gpu::implausibleHostTiming(t, 100, 20.0, 5).empty());
+    GT_CHECK(!kwb::gpu::implausibleHostTiming(t, 100, 20.0, 6).empty());
+    GT_CHECK(!kwb::gpu::implausibleHostTiming(t, 4, 20.0, 2).empty()); // more than asked for
     kwb::TimingStats bad = t;
     bad.medianMs = bad.maxMs * 2;
     GT_CHECK(!kwb::gpu::implausibleHostTiming(bad, 5, 20.0).empty());

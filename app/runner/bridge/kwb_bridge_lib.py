@@ -56,6 +56,7 @@ SIGNATURES_V3 = {
     "kwb_bridge_session_check": (I32, [P, S, I32, S, P, P, I64, P]),
     "kwb_bridge_session_set_member": (I32, [P, S, S]),
     "kwb_bridge_sandbox_enter": (I32, [S, S, I32]),
+    "kwb_bridge_session_set_timing_budget": (I32, [P, ctypes.c_double]),
 }
 
 
@@ -188,6 +189,15 @@ class Session:
         if fn is None:
             return False
         self.lib.check(fn(self.handle, "\n".join(names).encode("utf-8")), "own kernels")
+        return True
+
+    def set_timing_budget(self, seconds):
+        """Cuts each timed kernel's warm-ups and trials to fit `seconds` until
+        the next reset (False when the library lacks it: full trial counts)."""
+        fn = self.lib.optional.get("kwb_bridge_session_set_timing_budget")
+        if fn is None or not seconds or seconds <= 0:
+            return False
+        self.lib.check(fn(self.handle, float(seconds)), "timing budget")
         return True
 
     def set_member(self, member, value):

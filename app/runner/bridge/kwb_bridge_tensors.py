@@ -78,6 +78,18 @@ def classify(exc, what):
 
 # ---------------------------------------------------------------- inputs
 
+def strict_fp32():
+    """fp32 as the problem states it: PyTorch lets cuDNN convolutions use TF32
+    by default (torch.backends.cudnn.allow_tf32), which gives a reference or a
+    sample that keeps torch's convolution a 1e-3 relative error and looks like
+    a precision downgrade. The judge and the worker both turn TF32 off before
+    the problem's Model and the sample exist; a sample that turns it back on
+    computes in TF32 and is judged so."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+
+
 def to_cuda(xs):
     return [x.cuda() if isinstance(x, torch.Tensor) else x for x in xs]
 

@@ -260,6 +260,7 @@ class Worker:
         re-run, so its load_inline extension lands in the cache and nothing else
         is written (this worker is then discarded)."""
         self.enter_sandbox(c)
+        self.kt.strict_fp32()
         calls0, hits0 = self.ext_cache.calls, self.ext_cache.hits
         t0 = _perf()
         try:
@@ -413,6 +414,9 @@ class Worker:
         own = [s for s in c.get("own_kernels", []) if isinstance(s, str)]
         if own:
             self.session.set_own_kernels(own)
+        budget = c.get("timing_budget_s")
+        if isinstance(budget, (int, float)) and not isinstance(budget, bool) and 0 < budget <= 86400:
+            self.session.set_timing_budget(float(budget))
         nonce = c.get("nonce")
         self.kept, self.keep_alive = [], []
         state = {"tick": -1, "last": []}

@@ -342,6 +342,13 @@ int kwb_bridge_session_time_ex(void* session, const KwbBridgeTimeArgs* a)
     });
 }
 
+int kwb_bridge_session_set_timing_budget(void* session, double seconds)
+{
+    if (!session || !(seconds >= 0.0) || seconds > 86400.0) return fail("session timing budget: bad arguments");
+    asSession(session)->setTimingBudget(seconds);
+    return 0;
+}
+
 int kwb_bridge_session_set_own_kernels(void* session, const char* names)
 {
     if (!session || !names) return fail("session own kernels: null argument");

@@ -164,6 +164,9 @@ int kwb_bridge_session_check(void* session, const char* which, int index, const 
 // Strict-decodes a member measured elsewhere (e.g. the worker's timing,
 // host_timing by the judge, isolation) into the session's result; rejects what the decoder rejects.
 int kwb_bridge_session_set_member(void* session, const char* member, const char* json);
+// Until the next reset: each timed kernel's warm-ups and trials cut to fit `seconds`
+// (at least min(10, trials) trials; 0 turns it off). An addition within ABI 3.
+int kwb_bridge_session_set_timing_budget(void* session, double seconds);
 // Implemented by core/sandbox: 0 = entered, 1 = not available here (why_not says why), < 0 = error.
 int kwb_bridge_sandbox_enter(const char* writable_dirs_colon_separated, char* why_not, int capacity);
 

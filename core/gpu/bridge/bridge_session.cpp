@@ -28,6 +28,14 @@ void BridgeSession::reset()
     m_hashBefore.clear();
     m_ownKernels.clear();
     m_ownKernelsSet = false;
+    m_timingBudgetS = 0.0;
+}
+
+TimingConfig BridgeSession::timingConfig(const RerunOptions& options) const
+{
+    TimingConfig cfg = timingConfigFor(options);
+    if (m_timingBudgetS > 0.0) cfg.maxSeconds = m_timingBudgetS;
+    return cfg;
 }
 
 Status BridgeSession::ensureDevice()
@@ -141,7 +149,7 @@ Status BridgeSession::compare(int index, const std::string& name, const float* o
 Status BridgeSession::time(bool reference, const LaunchFn& launch, cudaStream_t stream, const RerunOptions& options)
 {
     KWB_RETURN_IF_ERROR(ensureDevice());
-    TimingWindow window(m_timer, stream, timingConfigFor(options), options.cupti);
+    TimingWindow window(m_timer, stream, timingConfig(options), options.cupti);
     TaskContext none;
     if (reference) return window.time(launch, none, "reference", m_result.referenceTiming, m_result.referenceCupti);
     return window.time(launch, none, "timing", m_result.candidateTiming, m_result.candidateCupti);
@@ -151,7 +159,7 @@ Status BridgeSession::timeEx(bool reference, const LaunchFn& launch, const Launc
     const RerunOptions& options)
 {
     KWB_RETURN_IF_ERROR(ensureDevice());
-    TimingWindow window(m_timer, stream, timingConfigFor(options), options.cupti);
+    TimingWindow window(m_timer, stream, timingConfig(options), options.cupti);
     TaskContext none;
     TrialHooks hooks;
     hooks.refresh = refresh;

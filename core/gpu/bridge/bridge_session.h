@@ -89,6 +89,8 @@ public:
         const RerunOptions& options);
     // The sample's own __global__ names: CUPTI then fills own_kernels.
     void setOwnKernels(std::vector<std::string> names);
+    // Per timed kernel, until reset(): warm-ups and trials cut to fit (TimingConfig::maxSeconds).
+    void setTimingBudget(double seconds) { m_timingBudgetS = seconds > 0.0 ? seconds : 0.0; }
     // One more comparison folded into `which`: "post_timing" (an OutputCheck of
     // output `index`), "fresh_inputs" (the counts), "per_call" (per_call_timing's
     // counts), "adversarial:<set>" (an AdversarialCheck).
@@ -114,6 +116,8 @@ private:
     std::map<int, std::uint64_t> m_hashBefore;
     std::vector<std::string> m_ownKernels;
     bool m_ownKernelsSet = false;
+    double m_timingBudgetS = 0.0;
+    TimingConfig timingConfig(const RerunOptions& options) const;
 };
 
 } // namespace kwb::gpu

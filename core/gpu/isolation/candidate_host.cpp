@@ -97,10 +97,13 @@ bool finitePositive(double v)
 
 } // namespace
 
-std::string implausibleHostTiming(const TimingStats& t, int trials, double batchWallMs)
+std::string implausibleHostTiming(const TimingStats& t, int trials, double batchWallMs, int minTrials)
 {
-    if (t.trials != trials)
-        return "the host reported " + std::to_string(t.trials) + " timed trials, " + std::to_string(trials) + " were asked for";
+    const int least = minTrials < 0 ? trials : std::min(minTrials, trials);
+    if (t.trials > trials || t.trials < least)
+        return "the host reported " + std::to_string(t.trials) + " timed trials, " +
+               (least == trials ? std::to_string(trials) : std::to_string(least) + " to " + std::to_string(trials)) +
+               " were asked for";
     for (double v : {t.medianMs, t.q1Ms, t.q3Ms, t.iqrMs, t.meanMs, t.stdMs, t.minMs, t.maxMs, t.cv})
         if (!finitePositive(v)) return "the host reported a negative or non-finite time";
     const double eps = 1e-9 + 1e-6 * t.maxMs;
@@ -485,7 +488,8 @@ Status CandidateHost::time(const std::vector<void*>& buffers, const std::vector<
     KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
     const nlohmann::json cfg{{"warmup", config.warmup}, {"trials", config.trials}, {"l2_flush", config.l2Flush},
         {"flush_mode", config.flushMode == FlushMode::Write ? "write" : "read"}, {"cupti", cupti},
-        {"reset_persisting_l2", resetPersistingOf(config)}};
+        {"reset_persisting_l2", resetPersistingOf(config)}, {"max_seconds", config.maxSeconds},
+        {"min_trials", config.minTrials}};
     // Preparing (CUPTI, the event bracket's calibration) stays outside the measured batch.
     auto prepared = call({{"cmd", "prepare_timing"}, {"config", cfg}}, "prepared", m_callTimeoutS);
     if (!prepared) return prepared.status();
@@ -509,7 +513,8 @@ Status CandidateHost::time(const std::vector<void*>& buffers, const std::vector<
                                       (decoded ? std::string("no candidate timing") : decoded.status().message()));
         return failed(RerunStatus::Fault, Status(ErrorCode::GpuError, "tampering: malformed timing from the candidate host"));
     }
-    if (const std::string why = implausibleHostTiming(*decoded->candidateTiming, config.trials, batchMs); !why.empty()) {
+    if (const std::string why = implausibleHostTiming(*decoded->candidateTiming, config.trials, batchMs,
+                                             config.maxSeconds > 0.0 ? config.minTrials : -1); !why.empty()) {
         m_report.violations.push_back("timer: " + why);
         stats.reset();
         return Status::ok();

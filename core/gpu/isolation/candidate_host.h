@@ -107,8 +107,9 @@ private:
 };
 
 // The strict check of a host's timing against the runner's wall clock around
-// its batch of `trials` timed trials: the violation, or empty.
-std::string implausibleHostTiming(const TimingStats& stats, int trials, double batchWallMs);
+// its batch of `trials` timed trials (under a time budget, as few as
+// `minTrials`): the violation, or empty.
+std::string implausibleHostTiming(const TimingStats& stats, int trials, double batchWallMs, int minTrials = -1);
 
 // The child's side: serves the channel on (cmdFd, replyFd) until it closes.
 // Returns the process's exit status.

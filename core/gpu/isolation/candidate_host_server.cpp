@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -212,6 +213,8 @@ int serveCandidateHost(int cmdFd, int replyFd)
             config.warmup = c.value("warmup", 10);
             config.trials = c.value("trials", 100);
             config.l2Flush = c.value("l2_flush", true);
+            config.maxSeconds = std::max(0.0, c.value("max_seconds", 0.0));
+            config.minTrials = c.value("min_trials", 10);
             config.flushMode = c.value("flush_mode", std::string("read")) == "write" ? FlushMode::Write : FlushMode::Read;
             setResetPersisting(config, c.value("reset_persisting_l2", true));
             st.window.reset();

@@ -8,6 +8,7 @@
 #include "analysis/statistics.h"
 #include "gpu/device/gpu_check.h"
 #include "gpu/timing/cupti_tracer.h"
+#include "rerun/trial_plan.h"
 
 namespace kwb::gpu {
 
@@ -251,12 +252,27 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
     const TaskContext& ctx, const std::function<Status()>& beforeTimed, const std::function<Status()>& afterTimed,
     const TrialHooks* hooks)
 {
-    for (int i = 0; i < config.warmup; ++i) KWB_RETURN_IF_ERROR(launch(stream));
+    int warmup = config.warmup;
+    int trials = std::max(config.trials, 1);
+    int warm = 0;
+    if (config.maxSeconds > 0.0 && warmup >= 2) {
+        // The first call carries lazy initialisation; the second, timed alone, sizes the plan.
+        KWB_RETURN_IF_ERROR(launch(stream));
+        KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
+        const auto t0 = std::chrono::steady_clock::now();
+        KWB_RETURN_IF_ERROR(launch(stream));
+        KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
+        const double callMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        const TrialPlan plan = planWithinBudget(config.warmup, config.trials, config.maxSeconds, config.minTrials, callMs);
+        warm = 2;
+        warmup = std::max(warm, plan.warmup);
+        trials = plan.trials;
+    }
+    for (int i = warm; i < warmup; ++i) KWB_RETURN_IF_ERROR(launch(stream));
     KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
     if (ctx.cancelled()) return Status(ErrorCode::Cancelled, "cancelled");
 
     Events ev;
-    const int trials = std::max(config.trials, 1);
     ev.start.resize(static_cast<std::size_t>(trials), nullptr);
     ev.stop.resize(static_cast<std::size_t>(trials), nullptr);
     for (int i = 0; i < trials; ++i) {

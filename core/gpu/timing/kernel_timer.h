@@ -60,7 +60,12 @@ struct TimingConfig {
     // limit to 0, reset persisting lines and clear the stream's access-policy
     // window, outside the timed region; an ordinary flush cannot evict them.
     bool resetPersistingL2 = false;
+    // Time budget per call of time() (0: none): the second warm-up is timed
+    // alone and warm-ups and trials cut to fit (rerun/trial_plan.h).
+    double maxSeconds = 0.0;
+    int minTrials = 10;
 };
+
 
 // Per-trial work around the timed launches, all outside the events.
 struct TrialHooks {

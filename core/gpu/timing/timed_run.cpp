@@ -15,6 +15,7 @@ TimingConfig timingConfigFor(const RerunOptions& o)
     cfg.trials = std::max(1, o.trials);
     cfg.l2Flush = o.l2Flush;
     cfg.resetPersistingL2 = o.resetPersistingL2;
+    cfg.maxSeconds = std::max(0.0, o.timingBudgetS);
     return cfg;
 }
 

@@ -189,6 +189,7 @@ if os.environ.get("KWB_FAKEGPU") == "1":
             self.checks = {"fresh_inputs": [0, 0], "per_call": [0, 0], "post_timing": [], "adversarial": []}
             self.own = []
             self.timing = {}
+            self.budget = 0.0
 
     class FakeC:
         SENT = {2: 0x7e01, 4: 0x7f81dead, 8: 0x7ff8deadbeef0001}
@@ -313,6 +314,10 @@ if os.environ.get("KWB_FAKEGPU") == "1":
                 return -1
             return 0
 
+        def kwb_bridge_session_set_timing_budget(self, h, seconds):
+            self.sessions[h].budget = seconds
+            return 0
+
         def kwb_bridge_session_set_own_kernels(self, h, names):
             self.sessions[h].own = [n for n in names.decode().split("\n") if n]
             return 0
@@ -328,6 +333,8 @@ if os.environ.get("KWB_FAKEGPU") == "1":
             return 0
 
         def run_timer(self, h, reference, launch, refresh, warmup, trials, per_call):
+            if self.sessions[h].budget > 0:  # the stand-in's budget is always spent: the core's floor
+                trials = min(trials, 10)
             times = []
             for i in range(warmup + trials):
                 if refresh:

@@ -1,0 +1,19 @@
+#include "rerun/trial_plan.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kwb {
+
+TrialPlan planWithinBudget(int warmup, int trials, double maxSeconds, int minTrials, double callMs)
+{
+    TrialPlan p{std::max(0, warmup), std::max(1, trials)};
+    if (!(maxSeconds > 0.0) || !(callMs > 0.0) || !std::isfinite(callMs)) return p;
+    const double budgetMs = maxSeconds * 1e3;
+    const auto fit = [&](double ms) { return static_cast<int>(std::min(1e9, std::floor(ms / callMs))); };
+    p.trials = std::clamp(fit(budgetMs), std::min(std::max(1, minTrials), p.trials), p.trials);
+    p.warmup = std::clamp(fit(0.25 * budgetMs), std::min(2, p.warmup), p.warmup);
+    return p;
+}
+
+} // namespace kwb

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Re-verifies the KernelBench leaderboard (413 records, 7 models) on the local GPU against
+# the v0 problem files it was written for, with kwb verify's default checks; this is what
+# datasets/evaluations/leaderboard_h200.jsonl was made with. From the repository root:
+#   scripts/leaderboard_h200.sh BUILD_DIR [OUT_JSONL]   (default OUT: datasets/evaluations/leaderboard_h200.jsonl)
+# BUILD_DIR holds app/kwb/kwb and app/runner/{kwb-runner,libkwb_bridge.so,*.py} (a UI-OFF CUDA build).
+# KB_LEADERBOARD: the leaderboard's raw_data.json (default ../shared/data/kernelbench/leaderboard/raw_data.json).
+# KB_PROBLEMS: the folder holding v0/KernelBench (default ../shared/data/kernelbench/problems).
+# BUILD_JOBS: parallel sample builds (default: cores - 2). TIMING_BUDGET: seconds per timed kernel (3):
+# a slow kernel gets fewer trials (at least 10) instead of 100, which is what keeps the batch short.
+# Resumable: run it again after an interruption (or a time limit) and finished records are skipped.
+set -u
+build=${1:?usage: scripts/leaderboard_h200.sh BUILD_DIR [OUT_JSONL]}
+out=${2:-datasets/evaluations/leaderboard_h200.jsonl}
+raw=${KB_LEADERBOARD:-../shared/data/kernelbench/leaderboard/raw_data.json}
+problems=${KB_PROBLEMS:-../shared/data/kernelbench/problems}/v0
+n=$(nproc 2>/dev/null || echo 4)
+jobs=${BUILD_JOBS:-$(( n > 3 ? n - 2 : 1 ))}
+kwb="$build/app/kwb/kwb"
+[ -x "$kwb" ] || { echo "no $kwb (build the kwb, kwb-runner and kwb_bridge targets)" >&2; exit 2; }
+[ -f "$raw" ] || { echo "no leaderboard file $raw (set KB_LEADERBOARD)" >&2; exit 2; }
+[ -d "$problems/KernelBench" ] || { echo "no $problems/KernelBench (set KB_PROBLEMS)" >&2; exit 2; }
+mkdir -p "$(dirname "$out")"
+exec "$kwb" verify "$raw" --kernelbench "$problems" --build-jobs "$jobs" \
+    --timing-budget "${TIMING_BUDGET:-3}" --out "$out"
