@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""What a `kwb verify` of the KernelBench leaderboard found, as markdown:
+re-run outcomes, flags, claimed against re-measured speedups per model, the
+largest claims with their verdicts, and every record of one problem in detail.
+
+    scripts/leaderboard_findings.py VERIFIED.jsonl [--problem 1:12] [--top 15]
+
+VERIFIED.jsonl: kwb verify's output (native records; the claim is the
+record's own speedup and outcome, the re-run is verification.rerun). Every
+verdict printed here is core's, read from the records (flags, outputs,
+coverage); this script only counts and tabulates them."""
+
+import argparse
+import collections
+import json
+import statistics
+import sys
+
+ERRORS = {"incorrect", "low_coverage", "memoized_output", "state_drift", "batch_skip", "no_own_kernel",
+          "side_stream_work", "timer_mismatch", "tampering", "input_mutation", "sanitizer_error",
+          "adversarial_failure"}
+
+
+def load(path):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                rows.append(json.loads(line))
+            except ValueError as exc:
+                sys.exit("%s:%d: not JSON: %s" % (path, n, exc))
+    return rows
+
+
+def facts(r):
+    v = r.get("verification") or {}
+    rr = v.get("rerun") or {}
+    flags = v.get("flags") or []
+    codes = [f.get("code") for f in flags]
+    outs = rr.get("outputs") or []
+    cov = [c.get("written_fraction") for c in (v.get("coverage") and [v["coverage"]] or [])]
+    cov += [(c.get("coverage") or {}).get("written_fraction") for c in rr.get("coverage") or []]
+    cov = [c for c in cov if isinstance(c, (int, float))]
+    own = rr.get("own_kernels") or {}
+    status = rr.get("status") or "not_run"
+    correct = status == "ok" and bool(outs) and all(o.get("passed") for o in outs)
+    claim = r.get("speedup")
+    claimed_correct = (r.get("status") or {}).get("correct")
+    return {
+        "id": r.get("id", ""), "model": r.get("model", "?"), "level": (r.get("problem") or {}).get("level"),
+        "problem": (r.get("problem") or {}).get("id"), "name": rr.get("problem_id", ""),
+        "claim": claim if isinstance(claim, (int, float)) else None, "claimed_correct": claimed_correct,
+        "status": status, "correct": correct, "speedup": rr.get("speedup"), "codes": codes,
+        "errors": [c for c in codes if c in ERRORS], "coverage": min(cov) if cov else None,
+        "own_share": own.get("share"), "flags": flags, "message": rr.get("message", ""),
+        "trials": (rr.get("candidate_timing") or {}).get("trials"),
+        "max_abs": max((o.get("max_abs_error") for o in outs if isinstance(o.get("max_abs_error"), (int, float))),
+                       default=None),
+        "tolerance": (rr.get("tolerance") or {}).get("atol"),
+    }
+
+
+def verdict(f):
+    return "correct" if f["correct"] else "incorrect" if f["status"] == "ok" else f["status"]
+
+
+def fmt(x, spec="%.2f"):
+    return "-" if x is None else spec % x
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("verified")
+    ap.add_argument("--problem", default="1:12", help="LEVEL:ID of the problem to list record by record")
+    ap.add_argument("--top", type=int, default=15, help="how many of the largest claims to list")
+    a = ap.parse_args()
+    rows = [facts(r) for r in load(a.verified)]
+    n = len(rows)
+    print("# The KernelBench leaderboard re-verified (%d records)\n" % n)
+
+    st = collections.Counter(f["status"] for f in rows)
+    ok = [f for f in rows if f["status"] == "ok"]
+    correct = [f for f in ok if f["correct"]]
+    clean = [f for f in correct if not f["errors"]]
+    print("## Re-run outcomes\n")
+    print("| re-run status | records |\n| --- | --- |")
+    for k, c in st.most_common():
+        print("| %s | %d |" % (k, c))
+    claimed_ok = sum(1 for f in rows if f["claimed_correct"])
+    print("\nClaimed correct: %d of %d. Re-run correct on fresh inputs (every output within tolerance on every "
+          "trial): %d; of those with no error flag: %d.\n" % (claimed_ok, n, len(correct), len(clean)))
+    both = collections.Counter((bool(f["claimed_correct"]), f["correct"]) for f in rows if f["status"] == "ok")
+    print("| claimed correct | re-run correct | records |\n| --- | --- | --- |")
+    for (cc, rc), c in sorted(both.items(), reverse=True):
+        print("| %s | %s | %d |" % ("yes" if cc else "no", "yes" if rc else "no", c))
+
+    wrong = [f for f in ok if not f["correct"]]
+    if wrong:
+        tol = collections.Counter(f["tolerance"] for f in wrong)
+        loose = [f for f in wrong if f["max_abs"] is not None and f["max_abs"] <= 1e-2]
+        print("\nOf the %d re-run incorrect (at atol = rtol = %s), %d have every error within 1e-2 in absolute "
+              "terms and so pass the 1e-2 tolerance KernelBench used when the leaderboard was made; the other %d "
+              "are off by more than 1e-2 somewhere (they pass at 1e-2 only where the reference is large enough "
+              "for rtol to cover them).\n" % (len(wrong), "/".join("%g" % t for t in tol if t is not None),
+                                              len(loose), len(wrong) - len(loose)))
+
+    print("\n## Flags (records carrying each)\n")
+    fc = collections.Counter(c for f in rows for c in set(f["codes"]))
+    print("| flag | records | severity |\n| --- | --- | --- |")
+    for k, c in fc.most_common():
+        sev = next((x.get("severity", "") for f in rows for x in f["flags"] if x.get("code") == k), "")
+        print("| %s | %d | %s |" % (k, c, sev))
+    partial = [f for f in rows if f["coverage"] is not None and f["coverage"] < 1.0]
+    print("\nPartially written outputs (coverage < 100%%): %d records%s." % (
+        len(partial), "" if not partial else ": " + ", ".join(
+            "%s L%s/%s %s %.1f%%" % (f["model"], f["level"], f["problem"], f["id"][-8:], 100 * f["coverage"])
+            for f in partial[:12])))
+
+    print("\n## Claimed against re-measured speedup, per model\n")
+    print("A claim is the record's own speedup (KernelBench's, on its hardware); it holds when the re-run is "
+          "correct, has no error flag and re-measures at least 80% of it.\n")
+    print("| model | records | claims > 1 | re-run correct | holds | faster than eager (re-run) | "
+          "median claimed | median re-measured |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    by = collections.defaultdict(list)
+    for f in rows:
+        by[f["model"]].append(f)
+    for model in sorted(by) + ["all"]:
+        fs = rows if model == "all" else by[model]
+        claims = [f for f in fs if f["claim"] and f["claim"] > 1]
+        holds = [f for f in claims if f in clean and f["speedup"] and f["speedup"] >= 0.8 * f["claim"]]
+        faster = [f for f in fs if f in clean and f["speedup"] and f["speedup"] > 1]
+        cl = [f["claim"] for f in fs if f["claim"]]
+        rm = [f["speedup"] for f in fs if f in correct and f["speedup"]]
+        print("| %s | %d | %d | %d | %d | %d | %s | %s |" % (
+            model, len(fs), len(claims), sum(1 for f in fs if f in correct), len(holds), len(faster),
+            fmt(statistics.median(cl) if cl else None), fmt(statistics.median(rm) if rm else None)))
+
+    print("\n## The %d largest claims\n" % a.top)
+    print("| model | problem | claimed | re-measured | re-run | flags |\n| --- | --- | --- | --- | --- | --- |")
+    for f in sorted((f for f in rows if f["claim"]), key=lambda f: -f["claim"])[:a.top]:
+        print("| %s | L%s/%s %s | %.2fx | %s | %s | %s |" % (
+            f["model"], f["level"], f["problem"], f["name"].split("_", 3)[-1][:28], f["claim"],
+            fmt(f["speedup"], "%.2fx"), verdict(f), ", ".join(f["codes"]) or "-"))
+
+    lv, pid = (int(x) for x in a.problem.split(":"))
+    sel = [f for f in rows if f["level"] == lv and f["problem"] == pid]
+    print("\n## Level %d problem %d, record by record\n" % (lv, pid))
+    print("| model | record | claimed | re-measured | re-run | trials | flags and reasons |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for f in sorted(sel, key=lambda f: -(f["claim"] or 0)):
+        reasons = "; ".join("%s: %s" % (x.get("code"), x.get("reason", "")[:160]) for x in f["flags"]) or "-"
+        print("| %s | %s | %s | %s | %s | %s | %s |" % (
+            f["model"], f["id"][-8:], fmt(f["claim"], "%.2fx"), fmt(f["speedup"], "%.2fx"),
+            verdict(f), fmt(f["trials"], "%d"), reasons.replace("|", "/")))
+
+
+if __name__ == "__main__":
+    main()
