@@ -266,6 +266,40 @@ int main()
             std::printf("no persisting L2 on this device: reset test skipped\n");
         }
     }
+    // A time budget: a 20 ms kernel under a 0.1 s budget gets the floor of 10 trials and
+    // 2 warm-ups, not 100 + 10 (2.2 s); a 50 us kernel under the same budget keeps its 100.
+    {
+        int calls = 0;
+        auto slow = [&](cudaStream_t s) -> kwb::Status {
+            ++calls;
+            spinKernel<<<1, 32, 0, s>>>(20'000'000, sink);
+            return kwb::Status::ok();
+        };
+        TimingConfig cfg;
+        cfg.warmup = 10;
+        cfg.trials = 100;
+        cfg.maxSeconds = 0.1;
+        auto ms = timer.time(slow, stream, cfg, {});
+        GT_OK(ms);
+        if (ms) {
+            std::printf("budget 0.1 s, 20 ms kernel: %zu trials, %d calls\n", ms->size(), calls);
+            GT_CHECK_EQ(ms->size(), static_cast<std::size_t>(10));
+            GT_CHECK_EQ(calls, 12);
+            GT_CHECK(median(*ms) >= 19.9 && median(*ms) <= 21.0);
+        }
+        calls = 0;
+        auto quick = [&](cudaStream_t s) -> kwb::Status {
+            ++calls;
+            spinKernel<<<1, 32, 0, s>>>(50000, sink);
+            return kwb::Status::ok();
+        };
+        auto full = timer.time(quick, stream, cfg, {});
+        GT_OK(full);
+        if (full) {
+            GT_CHECK_EQ(full->size(), static_cast<std::size_t>(100));
+            GT_CHECK_EQ(calls, 110);
+        }
+    }
     // The host timer and the per-call mode on a 30 us kernel.
     {
         auto launch = [&](cudaStream_t s) -> kwb::Status {
