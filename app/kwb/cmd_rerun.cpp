@@ -33,6 +33,7 @@ int runRerun(const Args& args)
     p.flag("check-expectations", "exit 1 unless every exploit fixture raises its expected flags and no honest "
                                  "candidate raises any (zero_acceptance aside)");
     addRerunOptions(p);
+    addGpusOption(p);
     addRecordOptions(p);
     p.epilog("Exit status: 0 when every candidate was re-run (flags do not change it), 1 on\n"
              "errors, on a machine without a usable GPU, or with --check-expectations when\n"
@@ -46,10 +47,12 @@ int runRerun(const Args& args)
     RerunOptions options;
     FlagThresholds thresholds;
     if (!readRerunOptions(p, "rerun", options, thresholds)) return kExitUsage;
+    std::vector<GpuPlacement> gpus;
+    if (!readGpusOption(p, "rerun", gpus)) return kExitErrors;
     // Records (--record FILE#ID): the runner or the PyTorch bridge, as each record needs.
     if (wantsRecords(p)) {
         if (auto code = gpuBuildCheck("rerun")) return *code;
-        return runRecordRerun(p, options, thresholds, format);
+        return runRecordRerun(p, options, thresholds, format, gpus);
     }
     if (p.positionals().empty()) {
         std::fprintf(stderr, "kwb rerun: no problem given\n\n%s", p.help().c_str());
@@ -133,9 +136,10 @@ int runRerun(const Args& args)
     if (!requireExecutor(executors, workbench::ExecutorKind::Runner, "rerun", exitCode)) return exitCode;
     const workbench::Availability& runner = executors.probe(workbench::ExecutorKind::Runner);
     const Capabilities& caps = runner.capabilities;
-    auto batch = runBatch(executors, jobs, thresholds, "rerun", p.isSet("quiet"));
-    if (!batch) return 130;
-    const std::vector<RerunOutcome>& outcomes = *batch;
+    auto batch = runBatch(executors, jobs, thresholds, "rerun", p.isSet("quiet"), gpus);
+    if (!batch) return gpus.empty() ? 130 : kExitErrors;
+    const std::vector<RerunOutcome>& outcomes = batch->outcomes;
+    const int restarts = executors.restarts(workbench::ExecutorKind::Runner) + batch->poolRestarts;
 
     bool errors = false;
     bool unmet = false;
@@ -150,9 +154,13 @@ int runRerun(const Args& args)
         if (!problem->specPath.empty()) j["problem_spec"] = problem->specPath;
         j["device"] = deviceInfoToJson(caps.device);
         j["runner"] = runner.command;
-        j["runner_restarts"] = executors.restarts(workbench::ExecutorKind::Runner);
+        j["runner_restarts"] = restarts;
         j["outcomes"] = nlohmann::json::array();
-        for (const auto& o : outcomes) j["outcomes"].push_back(workbench::rerunOutcomeJson(o));
+        for (std::size_t i = 0; i < outcomes.size(); ++i) {
+            nlohmann::json o = workbench::rerunOutcomeJson(outcomes[i]);
+            if (i < batch->placements.size()) o["placement"] = placementJson(batch->placements[i]);
+            j["outcomes"].push_back(std::move(o));
+        }
         if (check) j["expectations_met"] = !unmet;
         std::fputs((j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
     } else {
@@ -160,7 +168,7 @@ int runRerun(const Args& args)
         std::vector<workbench::RunSummary> summaries;
         for (const auto& o : outcomes) summaries.push_back(workbench::summarizeOutcome(o));
         std::fputs(workbench::runSummariesTable(summaries, check).c_str(), stdout);
-        const int restarts = executors.restarts(workbench::ExecutorKind::Runner);
+        if (!batch->placements.empty()) std::printf("\n%s", placementsLine(batch->placements).c_str());
         if (restarts > 0) std::printf("\nkwb-runner was restarted %d time(s)\n", restarts);
         if (check) std::printf("\nexpectations: %s\n", unmet ? "NOT MET" : "all met");
     }

@@ -30,7 +30,7 @@ bool wantsRecords(const ArgParser& p)
 }
 
 int runRecordRerun(const ArgParser& p, const RerunOptions& options, const FlagThresholds& thresholds,
-    const std::string& format)
+    const std::string& format, const std::vector<GpuPlacement>& gpus)
 {
     // Jobs first: a missing record or problem is the user's to fix before anything starts.
     std::vector<workbench::RerunJob> jobs;
@@ -74,11 +74,12 @@ int runRecordRerun(const ArgParser& p, const RerunOptions& options, const FlagTh
         if (!requireExecutor(executors, kind, "rerun", exitCode)) return exitCode;
         caps = executors.probe(kind).capabilities;
     }
-    auto batch = runBatch(executors, jobs, thresholds, "rerun", p.isSet("quiet"));
-    if (!batch) return 130;
-    const std::vector<RerunOutcome>& outcomes = *batch;
+    auto batch = runBatch(executors, jobs, thresholds, "rerun", p.isSet("quiet"), gpus);
+    if (!batch) return gpus.empty() ? 130 : kExitErrors;
+    const std::vector<RerunOutcome>& outcomes = batch->outcomes;
     for (const auto& o : outcomes) errors = errors || !o.result;
-    const int restarts = executors.restarts(workbench::ExecutorKind::Runner) + executors.restarts(workbench::ExecutorKind::Bridge);
+    const int restarts = executors.restarts(workbench::ExecutorKind::Runner) +
+                         executors.restarts(workbench::ExecutorKind::Bridge) + batch->poolRestarts;
     if (format == "json") {
         nlohmann::json j;
         j["device"] = deviceInfoToJson(caps.device);
@@ -88,6 +89,7 @@ int runRecordRerun(const ArgParser& p, const RerunOptions& options, const FlagTh
         for (std::size_t i = 0; i < outcomes.size(); ++i) {
             nlohmann::json o = workbench::rerunOutcomeJson(outcomes[i], jobs[i].recordId);
             if (jobs[i].request.kernelbench) o["kernelbench_problem"] = jobs[i].request.kernelbench->problemFile;
+            if (i < batch->placements.size()) o["placement"] = placementJson(batch->placements[i]);
             j["outcomes"].push_back(std::move(o));
         }
         std::fputs((j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n").c_str(), stdout);
@@ -97,6 +99,7 @@ int runRecordRerun(const ArgParser& p, const RerunOptions& options, const FlagTh
         for (std::size_t i = 0; i < outcomes.size(); ++i)
             summaries.push_back(workbench::summarizeOutcome(outcomes[i], jobs[i].recordId));
         std::fputs(workbench::runSummariesTable(summaries, false).c_str(), stdout);
+        if (!batch->placements.empty()) std::printf("\n%s", placementsLine(batch->placements).c_str());
         if (restarts > 0) std::printf("\nthe executors were restarted %d time(s)\n", restarts);
     }
     return errors ? kExitErrors : kExitOk;

@@ -4,10 +4,12 @@
 // sample (inline ModelNew source: the leaderboard's kernels) to the PyTorch
 // bridge — resolved by the one rule set of workbench/rerun_job.h.
 #include <string>
+#include <vector>
 
 #include "arg_parser.h"
 #include "rerun/flags.h"
 #include "rerun/protocol.h"
+#include "workbench/runner_pool.h"
 
 namespace kwb::cli {
 
@@ -21,6 +23,6 @@ bool wantsRecords(const ArgParser& p);
 // Re-runs each --record and prints the outcomes like `kwb rerun` (table or
 // json). Returns the exit code.
 int runRecordRerun(const ArgParser& p, const RerunOptions& options, const FlagThresholds& thresholds,
-    const std::string& format);
+    const std::string& format, const std::vector<GpuPlacement>& gpus = {});
 
 } // namespace kwb::cli

@@ -4,9 +4,11 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "base/mapped_file.h"
 #include "commands.h"
+#include "workbench/gpu_batch.h"
 #include "workbench/run_summary.h"
 #include "workbench/spec_index.h"
 
@@ -230,12 +232,65 @@ const CancelFlag* installInterruptFlag()
     return &g_interrupted;
 }
 
-std::optional<std::vector<RerunOutcome>> runBatch(workbench::ExecutorSet& executors,
-    const std::vector<workbench::RerunJob>& jobs, const FlagThresholds& thresholds, const char* command, bool quiet)
+nlohmann::json placementJson(const GpuPlacement& gpu) { return nlohmann::json::parse(placementJsonText(gpu)); }
+
+std::string placementsLine(const std::vector<GpuPlacement>& placements)
+{
+    std::map<std::int32_t, std::pair<std::string, int>> by; // GPU -> (name, jobs)
+    for (const auto& g : placements) {
+        auto& e = by[g.index];
+        e.first = g.name.empty() ? g.visibleDevices : g.name;
+        ++e.second;
+    }
+    std::string s = "ran on " + std::to_string(by.size()) + " GPU" + (by.size() == 1 ? "" : "s") + ":";
+    for (const auto& [gpu, e] : by)
+        s += " " + std::to_string(gpu) + " (" + e.first + ", " + std::to_string(e.second) + " job" + (e.second == 1 ? "" : "s") + ")";
+    return s + "\n";
+}
+
+void addGpusOption(ArgParser& p)
+{
+    p.option("gpus", "LIST|all", "one isolated runner per GPU: all, or indices/UUIDs such as 0,1,3 (default: one runner)");
+}
+
+bool readGpusOption(const ArgParser& p, const char* command, std::vector<GpuPlacement>& gpus)
+{
+    auto g = p.value("gpus");
+    if (!g) return true;
+    auto resolved = resolveGpus(*g, GpuEnvironment::fromProcess());
+    if (!resolved) {
+        std::fprintf(stderr, "kwb %s: %s\n", command, resolved.status().toString().c_str());
+        return false;
+    }
+    gpus = std::move(*resolved);
+    return true;
+}
+
+std::optional<BatchRun> runBatch(workbench::ExecutorSet& executors, const std::vector<workbench::RerunJob>& jobs,
+    const FlagThresholds& thresholds, const char* command, bool quiet, const std::vector<GpuPlacement>& gpus)
 {
     const CancelFlag* interrupted = installInterruptFlag();
     StderrProgress progress(command, !quiet);
-    std::vector<RerunOutcome> outcomes;
+    BatchRun run;
+    if (!gpus.empty()) {
+        auto batch = workbench::runJobsOnGpus(executors, jobs, gpus, thresholds, interrupted,
+            [&](std::size_t job, std::size_t gpu) {
+                return progress.forItem(job, jobs.size(), jobs[job].request.candidate.id + " (GPU " + std::to_string(gpu) + ")");
+            });
+        if (!batch) {
+            std::fprintf(stderr, "kwb %s: %s\n", command, batch.status().toString().c_str());
+            return std::nullopt;
+        }
+        if (batch->cancelled) {
+            std::fprintf(stderr, "kwb %s: interrupted\n", command);
+            return std::nullopt;
+        }
+        run.outcomes = std::move(batch->outcomes);
+        run.placements = std::move(batch->placements);
+        run.poolRestarts = batch->restarts;
+        return run;
+    }
+    std::vector<RerunOutcome>& outcomes = run.outcomes;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         TaskContext ctx;
         ctx.cancel = interrupted;
@@ -247,7 +302,7 @@ std::optional<std::vector<RerunOutcome>> runBatch(workbench::ExecutorSet& execut
         }
         outcomes.push_back(std::move(o));
     }
-    return outcomes;
+    return run;
 }
 
 } // namespace kwb::cli

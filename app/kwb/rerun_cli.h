@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "arg_parser.h"
 #include "problems/candidate_spec.h"
 #include "problems/problem_spec.h"
@@ -14,6 +16,7 @@
 #include "rerun/protocol.h"
 #include "rerun/rerun_session.h"
 #include "workbench/executor_set.h"
+#include "workbench/runner_pool.h"
 #include "workbench/rerun_job.h"
 
 namespace kwb::cli {
@@ -55,9 +58,27 @@ private:
 // Ctrl-C sets this flag instead of killing kwb, so the runner is stopped cleanly.
 const CancelFlag* installInterruptFlag();
 
-// Runs each job in order on the executor its kind needs, with progress on
-// stderr unless quiet. nullopt when Ctrl-C interrupted the batch (already reported).
-std::optional<std::vector<RerunOutcome>> runBatch(workbench::ExecutorSet& executors,
-    const std::vector<workbench::RerunJob>& jobs, const FlagThresholds& thresholds, const char* command, bool quiet);
+// What a batch ran: outcomes in job order, and with --gpus where each ran.
+struct BatchRun {
+    std::vector<RerunOutcome> outcomes;
+    std::vector<GpuPlacement> placements; // empty without --gpus
+    std::int32_t poolRestarts = 0;        // with --gpus: runner + bridge restarts over all GPUs
+};
+
+// A placement as JSON, and "ran on 2 GPUs: 0 (NVIDIA H200, 3 jobs), 1 (…)".
+nlohmann::json placementJson(const GpuPlacement& gpu);
+std::string placementsLine(const std::vector<GpuPlacement>& placements);
+
+// Declares --gpus (kwb rerun; kwb verify declares its own).
+void addGpusOption(ArgParser& p);
+// --gpus resolved (empty when absent); false after printing why it cannot be.
+bool readGpusOption(const ArgParser& p, const char* command, std::vector<GpuPlacement>& gpus);
+
+// Runs each job on the executor its kind needs, in order, or with `gpus` on
+// one isolated runner per GPU (workbench/gpu_batch.h; outcomes still in job
+// order), with progress on stderr unless quiet. nullopt when Ctrl-C
+// interrupted the batch or the GPUs could not start (already reported).
+std::optional<BatchRun> runBatch(workbench::ExecutorSet& executors, const std::vector<workbench::RerunJob>& jobs,
+    const FlagThresholds& thresholds, const char* command, bool quiet, const std::vector<GpuPlacement>& gpus = {});
 
 } // namespace kwb::cli

@@ -190,7 +190,7 @@ std::map<std::string, std::string> runnerEnvironment(const GpuPlacement& gpu)
     return env;
 }
 
-void recordPlacement(EvalRecord& record, const GpuPlacement& gpu)
+std::string placementJsonText(const GpuPlacement& gpu)
 {
     nlohmann::ordered_json j;
     j["gpu"] = gpu.index;
@@ -198,9 +198,14 @@ void recordPlacement(EvalRecord& record, const GpuPlacement& gpu)
     if (!gpu.uuid.empty()) j["uuid"] = gpu.uuid;
     if (!gpu.name.empty()) j["name"] = gpu.name;
     if (const std::string host = hostName(); !host.empty()) j["host"] = host;
+    return j.dump();
+}
+
+void recordPlacement(EvalRecord& record, const GpuPlacement& gpu)
+{
     auto& extra = record.verification.extra;
     std::erase_if(extra, [](const RawField& f) { return f.key == "placement"; });
-    extra.push_back({"placement", j.dump()});
+    extra.push_back({"placement", placementJsonText(gpu)});
 }
 
 struct RunnerPool::Slot {

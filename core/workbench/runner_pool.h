@@ -74,6 +74,8 @@ std::map<std::string, std::string> runnerEnvironment(const GpuPlacement& gpu);
 // Records where a re-run ran under verification.placement
 // {"gpu", "cuda_visible_devices", "uuid", "name", "host"} (docs/formats.md).
 void recordPlacement(EvalRecord& record, const GpuPlacement& gpu);
+// The same object on its own ({"gpu", "cuda_visible_devices", "uuid", "name", "host"}), as JSON text.
+std::string placementJsonText(const GpuPlacement& gpu);
 
 struct RunnerPoolOptions {
     std::vector<GpuPlacement> gpus;          // empty: one runner, not pinned (a plain `kwb verify`)

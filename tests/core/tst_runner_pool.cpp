@@ -158,6 +158,7 @@ private Q_SLOTS:
     void hangOnOneGpuCostsOnlyItsRecord();
     void startNamesTheGpuWithoutADevice();
     void verifyOnFourGpusMatchesOne();
+    void rerunOnFourGpusMatchesOne();
     void shardsMergeToTheLocalFile();
 
 private:
@@ -474,6 +475,57 @@ void TestRunnerPool::verifyOnFourGpusMatchesOne()
         QStringLiteral("--gpus=0,9")}, smi4);
     QCOMPARE(badList.exitCode, 1);
     QVERIFY2(badList.err.contains("there is no GPU 9"), badList.err.constData());
+#endif
+}
+
+void TestRunnerPool::rerunOnFourGpusMatchesOne()
+{
+#ifndef KWB_TEST_CLI
+    QSKIP("kwb rerun needs a build with GPU support (KWB_ENABLE_CUDA=ON)");
+#else
+    // kwb rerun over many records: one runner per GPU, the outcomes in the order asked for.
+    const QString root = m_dir.filePath(QStringLiteral("cli-rerun"));
+    const std::vector<std::string> ids{"honest", "partial", "slow_a", "zeros", "crash", "side", "slow_b", "honest_2"};
+    const QString in = writeRecords(root, ids, QStringLiteral("records.jsonl"));
+    QStringList args{QStringLiteral("rerun"), QStringLiteral("--format=json"), QStringLiteral("--timeout=2"), QStringLiteral("--quiet")};
+    for (const auto& id : ids) args << QStringLiteral("--record") << in + QStringLiteral("#rec-") + qs(id);
+    const QMap<QString, QString> smi4{{QStringLiteral("KWB_NVIDIA_SMI"), fakeNvidiaSmi(root, 4)}};
+    const Run one = runKwb(args);
+    QVERIFY2(one.exitCode == 0, one.err.constData());
+    const Run four = runKwb(args + QStringList{QStringLiteral("--gpus=all")}, smi4);
+    QVERIFY2(four.exitCode == 0, four.err.constData());
+    const QJsonArray a = QJsonDocument::fromJson(one.out).object().value(QStringLiteral("outcomes")).toArray();
+    const QJsonArray b = QJsonDocument::fromJson(four.out).object().value(QStringLiteral("outcomes")).toArray();
+    QCOMPARE(a.size(), static_cast<qsizetype>(ids.size()));
+    QCOMPARE(b.size(), a.size());
+    std::set<int> used;
+    for (qsizetype i = 0; i < a.size(); ++i) {
+        QJsonObject x = a[i].toObject();
+        QJsonObject y = b[i].toObject();
+        QVERIFY(!x.contains(QStringLiteral("placement")));
+        const QJsonObject where = y.take(QStringLiteral("placement")).toObject();
+        const int gpu = where.value(QStringLiteral("gpu")).toInt(-1);
+        QVERIFY2(gpu >= 0 && gpu < 4, QJsonDocument(where).toJson().constData());
+        QCOMPARE(where.value(QStringLiteral("uuid")).toString(), QStringLiteral("GPU-fake-%1").arg(gpu) + QStringLiteral("0000"));
+        used.insert(gpu);
+        QCOMPARE(y.value(QStringLiteral("record_id")), x.value(QStringLiteral("record_id"))); // asked-for order
+        if (ids[static_cast<std::size_t>(i)] == "crash") {
+            QCOMPARE(y.value(QStringLiteral("status")), x.value(QStringLiteral("status")));
+            continue;
+        }
+        QCOMPARE(y, x);
+    }
+    QVERIFY(used.size() >= 2);
+    // The table says where the jobs ran.
+    const Run table = runKwb(QStringList{QStringLiteral("rerun"), QStringLiteral("--timeout=2"), QStringLiteral("--quiet"),
+        QStringLiteral("--gpus=0,1"), QStringLiteral("--record"), in + QStringLiteral("#rec-honest"), QStringLiteral("--record"),
+        in + QStringLiteral("#rec-partial")}, smi4);
+    QVERIFY2(table.exitCode == 0, table.err.constData());
+    QVERIFY2(table.out.contains("ran on "), table.out.constData());
+    // A GPU list that cannot be: said, nothing run.
+    const Run bad = runKwb(args + QStringList{QStringLiteral("--gpus=0,9")}, smi4);
+    QCOMPARE(bad.exitCode, 1);
+    QVERIFY2(bad.err.contains("there is no GPU 9"), bad.err.constData());
 #endif
 }
 
