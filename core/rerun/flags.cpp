@@ -118,7 +118,10 @@ bool timedRunsVerified(const RerunResult& r, const FlagThresholds& t)
 
 void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vector<Flag>& flags)
 {
-    if (r.freshInputs && r.freshInputs->failed > 0)
+    // Only a kernel that passed its correctness trials: an incorrect one is wrong on
+    // fresh inputs too, which is no sign of memoization (12 of the leaderboard's first
+    // 75 records carried both flags before this rule).
+    if (r.freshInputs && r.freshInputs->failed > 0 && r.allOutputsPassed())
         add(flags, flagcode::kMemoizedOutput,
             std::to_string(r.freshInputs->failed) + " of " + std::to_string(r.freshInputs->checked)
                 + " checked timed trials are wrong on their fresh inputs (worst relative L2 error "

@@ -83,6 +83,7 @@ private Q_SLOTS:
     void newChecksQuietWhenClean();
     void halfPrecisionNames_data();
     void halfPrecisionNames();
+    void incorrectIsNotMemoized();
 };
 
 void TestRerunFlags::honestIsClean()
@@ -390,6 +391,21 @@ void TestRerunFlags::halfPrecisionNames()
     QFETCH(QString, name);
     QFETCH(bool, half);
     QCOMPARE(looksHalfPrecisionKernel(name.toStdString()), half);
+}
+
+void TestRerunFlags::incorrectIsNotMemoized()
+{
+    // An incorrect kernel is wrong on the timed trials' fresh inputs as well: that is
+    // `incorrect`, not evidence that the timed runs computed something else.
+    RerunResult r = honest();
+    r.outputs[0].trialsPassed = 0;
+    r.outputs[0].passed = false;
+    r.outputs[0].outOfToleranceShare = 0.95;
+    r.outputs[0].relL2Error = 1.8e-3;
+    r.freshInputs = FreshInputsCheck{100, 5, 5, 1.8e-3, "00ff"};
+    const auto c = codes(deriveFlags(r));
+    QVERIFY2(std::find(c.begin(), c.end(), "incorrect") != c.end(), qPrintable(joined(deriveFlags(r))));
+    QVERIFY2(std::find(c.begin(), c.end(), "memoized_output") == c.end(), qPrintable(joined(deriveFlags(r))));
 }
 
 QTEST_GUILESS_MAIN(TestRerunFlags)
