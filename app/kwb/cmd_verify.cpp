@@ -125,8 +125,9 @@ int runVerify(const Args& args)
     events.onBuilt = [&](const workbench::BuildReport& b) {
         std::vector<double> t = b.buildSeconds;
         std::sort(t.begin(), t.end());
-        std::fprintf(stderr, "kwb verify: built %zu distinct samples in %.1f s with %d workers (%zu cached, %zu failed; median %.1f s each)\n",
-            b.distinct, b.wallSeconds, vo.buildJobs, b.cacheHits, b.failed, t.empty() ? 0.0 : t[t.size() / 2]);
+        const std::string cut = b.cancelled ? ", " + std::to_string(b.cancelled) + " not built: interrupted" : std::string();
+        std::fprintf(stderr, "kwb verify: built %zu distinct samples in %.1f s with %d workers (%zu cached, %zu failed%s; median %.1f s each)\n",
+            b.distinct - b.cancelled, b.wallSeconds, vo.buildJobs, b.cacheHits, b.failed, cut.c_str(), t.empty() ? 0.0 : t[t.size() / 2]);
     };
     auto report = workbench::runVerify(*plan, vo, executors, events, installInterruptFlag());
     if (!report) {

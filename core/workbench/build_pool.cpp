@@ -70,6 +70,7 @@ std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs
         PoolTaskResult& out = results[r.task];
         out.seconds = since(r.start);
         out.timedOut = timedOut;
+        out.cancelled = killed && !timedOut;
         out.exitCode = killed ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         out.stderrText = readTail(r.errPath, 64 * 1024);
         std::error_code ec;
@@ -115,6 +116,7 @@ std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs
         if (!dir || (cancelled && running.empty())) {
             for (std::size_t t = next; t < tasks.size(); ++t) {
                 results[t].startError = dir ? "cancelled" : "cannot create a scratch folder in /tmp";
+                results[t].cancelled = dir != nullptr;
                 ++finished;
                 if (onDone) onDone(t, results[t]);
             }
@@ -191,6 +193,7 @@ SampleBuild sampleBuildOf(const PoolTaskResult& r, double timeoutS)
 {
     SampleBuild b;
     b.seconds = r.seconds;
+    b.cancelled = r.cancelled;
     b.ok = r.exitCode == 0 && r.startError.empty();
     b.cacheHit = b.ok && r.stderrText.find("(cache hit)") != std::string::npos;
     if (!b.ok) {
@@ -234,6 +237,10 @@ Result<BuildReport> prebuildSamples(const std::vector<const RerunJob*>& jobs, co
     for (std::size_t i = 0; i < results.size(); ++i) {
         SampleBuild& b = report.bySource[keys[i]];
         b = sampleBuildOf(results[i], tasks[i].timeoutS);
+        if (b.cancelled) {
+            ++report.cancelled;
+            continue;
+        }
         if (!b.ok) ++report.failed;
         report.cacheHits += b.cacheHit;
         report.buildSeconds.push_back(results[i].seconds);

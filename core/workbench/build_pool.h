@@ -30,6 +30,7 @@ struct PoolTask {
 struct PoolTaskResult {
     int exitCode = -1;      // -1: killed (timeout, cancel) or not started
     bool timedOut = false;
+    bool cancelled = false; // killed or never started because the pool was cancelled
     double seconds = 0.0;
     std::string stderrText; // at most the last 64 KiB
     std::string startError; // why it could not be started
@@ -51,16 +52,18 @@ std::string firstCompilerError(const std::string& log);
 struct SampleBuild {
     bool ok = false;
     bool cacheHit = false;
+    bool cancelled = false; // not built: the batch was interrupted (neither a failure nor a time)
     double seconds = 0.0;
     std::string error; // the first compiler error when !ok
 };
 
 struct BuildReport {
     std::size_t distinct = 0; // distinct sample sources built
-    std::size_t failed = 0;
+    std::size_t failed = 0;     // compile errors, timeouts, failed starts
+    std::size_t cancelled = 0;  // not built because the batch was interrupted
     std::size_t cacheHits = 0;
     double wallSeconds = 0.0;
-    std::vector<double> buildSeconds; // per distinct sample, in order
+    std::vector<double> buildSeconds; // per distinct sample that was built or failed, in order
     std::map<std::string, SampleBuild> bySource; // key: sampleSourceKey()
 };
 

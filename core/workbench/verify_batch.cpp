@@ -207,7 +207,7 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
     const auto failedBuild = [&](const RerunJob& job) -> std::optional<SampleBuild> {
         if (!pooled || job.executor != ExecutorKind::Bridge) return std::nullopt;
         auto b = board.wait(sampleSourceKey(job.request.candidate.source), cancel);
-        if (b && !b->ok) return b;
+        if (b && !b->ok && !b->cancelled) return b; // an interrupted build is not the sample's compile error
         return std::nullopt;
     };
 

@@ -3,6 +3,7 @@
 // --build` (a shell script that behaves like it: "built …" or a compiler log).
 #include <QTemporaryDir>
 #include <QtTest>
+#include <chrono>
 
 #include <fstream>
 
@@ -79,6 +80,28 @@ private Q_SLOTS:
         QCOMPARE(results[1].exitCode, 0);
         const auto missing = runPool({{{"/nonexistent/compiler"}, 5.0}}, 1);
         QVERIFY(!missing[0].startError.empty() || missing[0].exitCode == 127);
+    }
+
+    void cancelledTasksSaySo()
+    {
+        // An interrupted pool: the running task is killed, the rest never start; both
+        // say "cancelled" (kwb verify then reports them apart from compile failures).
+        CancelFlag cancel;
+        TaskContext ctx;
+        ctx.cancel = &cancel;
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            cancel.cancel();
+        });
+        const auto results = runPool({{{"/bin/sleep", "30"}, 60.0}, {{"/bin/sleep", "30"}, 60.0}, {{"/bin/true"}, 5.0}}, 1, ctx);
+        canceller.join();
+        QVERIFY(results[0].cancelled);
+        QVERIFY(!results[0].timedOut);
+        QVERIFY(results[0].seconds < 10);
+        QVERIFY(results[1].cancelled);
+        QVERIFY(results[2].cancelled);
+        const auto plain = runPool({{{"/bin/false"}, 5.0}}, 1);
+        QVERIFY(!plain[0].cancelled); // a failure is not a cancellation
     }
 
     void firstErrorOfACompilerLog_data()
