@@ -30,6 +30,8 @@ def load_bridge():
 
 
 kb = load_bridge()
+sys.path.insert(0, os.path.dirname(SCRIPT))
+import kwb_bridge_common as common  # noqa: E402  (beside the bridge)
 
 
 def serve_lines(lines):
@@ -83,6 +85,34 @@ class ExtensionCacheTest(unittest.TestCase):
     def test_names_are_safe_and_carry_the_digest(self):
         self.assertEqual(kb.extension_name("relu-ext v2", "0123456789abcdef01234567"), "relu_ext_v2_kwb0123456789ab")
         self.assertEqual(kb.extension_name(None, "ffffffffffffffffffffffff"), "ext_kwbffffffffffff")
+
+    def test_a_stale_torch_lock_does_not_stall_the_next_build(self):
+        # A build killed part-way leaves torch's FileBaton 'lock'; the next build removes it.
+        with tempfile.TemporaryDirectory() as build:
+            open(os.path.join(build, "lock"), "w").close()
+            seen = []
+            self.assertEqual(common.build_guarded(build, lambda: seen.append(os.path.exists(os.path.join(build, "lock")))
+                                              or 42), 42)
+            self.assertEqual(seen, [False])
+
+    def test_a_live_build_of_the_same_folder_is_waited_for(self):
+        import subprocess
+        import time
+        with tempfile.TemporaryDirectory() as build:
+            # Another builder: holds the folder's flock with torch's 'lock' in place for 1 s.
+            holder = subprocess.Popen([sys.executable, "-c", (
+                "import fcntl, os, sys, time\n"
+                "f = open(os.path.join(sys.argv[1], 'kwb_build.lock'), 'w'); fcntl.flock(f, fcntl.LOCK_EX)\n"
+                "open(os.path.join(sys.argv[1], 'lock'), 'w').close(); print('held', flush=True); time.sleep(1.0)\n"
+                "os.remove(os.path.join(sys.argv[1], 'lock'))\n"), build], stdout=subprocess.PIPE, text=True)
+            self.assertEqual(holder.stdout.readline().strip(), "held")
+            t0 = time.monotonic()
+            seen = []
+            common.build_guarded(build, lambda: seen.append(os.path.exists(os.path.join(build, "lock"))))
+            waited = time.monotonic() - t0
+            holder.wait(timeout=30)
+            self.assertGreater(waited, 0.5)  # it waited for the live build instead of removing its lock
+            self.assertEqual(seen, [False])
 
     def test_build_folder_hits_once_a_build_is_there(self):
         with tempfile.TemporaryDirectory() as root:

@@ -2,6 +2,7 @@
 use and that need no torch: protocol numbers, the extension cache's naming,
 module loading, and the candidate-failure exception."""
 
+import fcntl
 import hashlib
 import inspect
 import math
@@ -76,6 +77,24 @@ def extension_name(name, digest):
     return "%s_kwb%s" % (safe, digest[:12])
 
 
+def build_guarded(build, fn):
+    """Runs fn() (a load_inline into `build`) as the folder's only builder.
+    torch's JIT builds under a FileBaton: a file named 'lock' in the build
+    folder, waited on for as long as it exists. A build killed part-way (a
+    timeout, an interrupted batch) leaves it behind, and every later build of
+    that sample then waits forever: the leaderboard's second device call
+    stalled all 14 build workers that way. Builders of a folder take an flock
+    first (the kernel drops it when the process dies), so a 'lock' file found
+    while holding it belongs to no live build and is removed."""
+    with open(os.path.join(build, "kwb_build.lock"), "w") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)  # a live build of the same folder finishes first
+        stale = os.path.join(build, "lock")
+        if os.path.exists(stale):
+            os.remove(stale)
+            print("kwb: removed a stale torch build lock in %s (a build killed part-way)" % build, file=sys.stderr)
+        return fn()
+
+
 class ExtensionCache:
     """Routes load_inline builds to a folder named by a hash of everything that
     shapes the binary, so a second re-run of the same sample reuses the build
@@ -124,7 +143,7 @@ class ExtensionCache:
                 a["build_directory"] = build
                 kwb_fast_build.use_precompiled_header(a, build, cache_root())
                 try:
-                    return original(*bound.args, **bound.kwargs)
+                    return build_guarded(build, lambda: original(*bound.args, **bound.kwargs))
                 except Exception:
                     # The faster build did not compile (or load): build the sample exactly as written.
                     open(fast_failed, "w").close()
@@ -133,7 +152,7 @@ class ExtensionCache:
             build, _hit = cache.build_folder(digest)
             plain.arguments["name"] = extension_name(as_written.get("name"), digest)
             plain.arguments["build_directory"] = build
-            return original(*plain.args, **plain.kwargs)
+            return build_guarded(build, lambda: original(*plain.args, **plain.kwargs))
 
         cpp_ext.load_inline = cached_load_inline
 
