@@ -5,8 +5,10 @@
 // event bracket brings the event median to within 1% of CUPTI's kernel time
 // at 50 us and up (2% is the engine's target for single-kernel candidates).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "analysis/statistics.h"
@@ -236,6 +238,31 @@ int main()
             const double med = median(*ms);
             std::printf("20 us kernel with a 50 us refresh per trial: event median %.3f us\n", med * 1000.0);
             GT_CHECK(med * 1000.0 >= 20.0 && med * 1000.0 <= 20.0 + 2.6 + 3.0);
+        }
+    }
+    // Slow host work per trial (the bridge's fresh-input tick to the judge, on a loaded
+    // machine): 10 trials x 5 ms of host time per batch keep the gate shut for 50 ms,
+    // and the kernel is still timed without the host's latency.
+    {
+        TimingConfig cfg;
+        cfg.warmup = 2;
+        cfg.trials = 20;
+        cfg.l2Flush = false;
+        TrialHooks hooks;
+        hooks.refresh = [&](cudaStream_t) -> kwb::Status {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            return kwb::Status::ok();
+        };
+        auto launch = [&](cudaStream_t s) -> kwb::Status {
+            spinKernel<<<1, 32, 0, s>>>(2000, sink);
+            return kwb::Status::ok();
+        };
+        auto ms = timer.time(launch, stream, cfg, {}, {}, {}, &hooks);
+        GT_OK(ms);
+        if (ms) {
+            const double med = median(*ms);
+            std::printf("2 us kernel, 5 ms of host work per trial: event median %.3f us\n", med * 1000.0);
+            GT_CHECK(med * 1000.0 <= 2.0 + 2.6 + 1.5);
         }
     }
     // Persisting L2: the reset leaves the limit at 0 whatever the candidate set.

@@ -20,7 +20,8 @@
 // once the whole batch is in the stream, so the GPU never waits for the
 // host's next launch inside a trial (with the flush off, short kernels would
 // otherwise time the host). A launch closure that waits on the GPU keeps the
-// gate shut: it opens itself after 20 ms and the timer stops gating.
+// gate shut: it opens itself after 500 ms and the timer stops gating (the
+// timeout is generous: enqueueing a batch with per-trial hooks is slow host work).
 //
 // Thread: executor thread. The flush buffer is owned here.
 #include <cuda_runtime_api.h>
