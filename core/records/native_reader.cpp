@@ -239,6 +239,8 @@ error_code readGrid(od::value v, Coverage& c, ParseContext& ctx)
             return forEachElement(f.value(), [&](od::value e, long) -> error_code {
                 double d = 0;
                 KWB_SJ(e.get_double().get(d));
+                // A share of a cell: in [0, 1] (1e300 would become an infinite float, written back as null).
+                if (!(d >= 0.0 && d <= 1.0)) return simdjson::NUMBER_OUT_OF_RANGE;
                 c.grid.writtenFraction.push_back(static_cast<float>(d));
                 return simdjson::SUCCESS;
             });
