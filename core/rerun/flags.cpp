@@ -49,7 +49,9 @@ std::string_view checkOfFlag(std::string_view code)
     if (code == kLowCoverage) return check::kCoverage;
     if (code == kNondeterministic) return check::kDeterminism;
     if (code == kInputMutation) return check::kInputHashes;
-    if (code == kExcessiveSpeedup || code == kFasterThanRoofline || code == kSideStreamWork) return check::kTiming;
+    if (code == kExcessiveSpeedup || code == kFasterThanRoofline || code == kSideStreamWork ||
+        code == kHostBoundTiming)
+        return check::kTiming;
     if (code == kMemoizedOutput) return check::kFreshInputs;
     if (code == kStateDrift) return check::kPostTiming;
     if (code == kBatchSkip) return check::kPerCall;
@@ -182,6 +184,27 @@ void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vect
                     + ": work runs outside what the events bracket",
                 "error");
     }
+
+    // The timer's own honesty: events far above what the GPU did in the same
+    // window mean the GPU waited for the host between the start event and the
+    // kernels (a synchronising launch, or a batch the host could not enqueue
+    // ahead), so the speedup compares launch latency. CUPTI's sum includes the
+    // fresh-input kernels between trials: it errs towards no flag.
+    const auto hostBound = [&](const std::optional<TimingStats>& ts, const CuptiSummary& cu, const char* who) {
+        // Every trial's kernels seen (a window that lost records says nothing) and none of CUPTI's blind spots.
+        if (!ts || ts->trials <= 0 || !cu.available || cu.kernelCount < ts->trials || !(cu.kernelMs > 0.0) ||
+            cu.memcpyCount > 0 || cu.memsetCount > 0)
+            return;
+        const double gpu = cu.kernelMs / ts->trials;
+        if (ts->medianMs > gpu * t.hostBoundRatio + t.hostBoundAbsMs)
+            add(flags, flagcode::kHostBoundTiming,
+                std::string(who) + "'s events give " + fmt("%.4g ms", ts->medianMs) + " per call, its GPU work in the same "
+                    "window " + fmt("%.4g ms", gpu) + " per trial (CUPTI): the GPU waited for the host inside the timed "
+                    "region, so the speedup compares launch latency, not kernels",
+                "warning");
+    };
+    hostBound(r.candidateTiming, r.candidateCupti, "the candidate");
+    hostBound(r.referenceTiming, r.referenceCupti, "the reference");
 
     for (const auto& s : r.sanitizer)
         if (s.errors > 0) {

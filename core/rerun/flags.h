@@ -33,6 +33,7 @@ inline constexpr std::string_view kBatchSkip = "batch_skip";                 // 
 inline constexpr std::string_view kNoOwnKernel = "no_own_kernel";            // declared kernels, none launched
 inline constexpr std::string_view kLibraryDominated = "library_dominated";   // note: own kernels < half the GPU time
 inline constexpr std::string_view kTimerMismatch = "timer_mismatch";         // host wall clock beyond the events
+inline constexpr std::string_view kHostBoundTiming = "host_bound_timing";    // the events timed the GPU waiting on the host
 inline constexpr std::string_view kSanitizerError = "sanitizer_error";
 inline constexpr std::string_view kAdversarialFailure = "adversarial_failure";
 inline constexpr std::string_view kTampering = "tampering";
@@ -71,6 +72,10 @@ struct FlagThresholds {
     double perCallRatio = 3.0;
     double perCallAbsMs = 0.02;
     double ownKernelShareNote = 0.5;     // library_dominated below this share
+    // host_bound_timing: events median > CUPTI's GPU time per trial * ratio + abs
+    // (no memcpy/memset in the window, whose time CUPTI's kernel sum lacks).
+    double hostBoundRatio = 2.5;
+    double hostBoundAbsMs = 0.01;
 };
 
 // The reduction length behind one output element, estimated as the problem's

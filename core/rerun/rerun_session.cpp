@@ -163,7 +163,8 @@ void applyRerunToRecord(EvalRecord& record, const RerunResult& result)
         flagcode::kNondeterministic, flagcode::kInputMutation, flagcode::kFault, flagcode::kTimeout,
         flagcode::kOutOfMemory, flagcode::kIncorrect, flagcode::kCompileError, flagcode::kLaunchError, flagcode::kNotRun,
         flagcode::kMemoizedOutput, flagcode::kStateDrift, flagcode::kBatchSkip, flagcode::kNoOwnKernel,
-        flagcode::kLibraryDominated, flagcode::kTimerMismatch, flagcode::kSanitizerError, flagcode::kAdversarialFailure,
+        flagcode::kLibraryDominated, flagcode::kTimerMismatch, flagcode::kHostBoundTiming, flagcode::kSanitizerError,
+        flagcode::kAdversarialFailure,
         flagcode::kTampering};
     v.flags.erase(std::remove_if(v.flags.begin(), v.flags.end(),
                       [&](const Flag& f) { return std::find(ours.begin(), ours.end(), f.code) != ours.end(); }),

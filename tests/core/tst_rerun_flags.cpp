@@ -148,6 +148,15 @@ void TestRerunFlags::exploitClasses_data()
     QTest::addRow("memoized output") << Mutation([](RerunResult& r) {
         r.freshInputs = FreshInputsCheck{100, 10, 9, 0.71, "00ff"};
     }) << "memoized_output" << "error" << "9 of 10 checked timed trials are wrong on their fresh inputs" << 1;
+    // The leaderboard's Swish sample: 56 us per call on the events, 7.7 us of GPU work per trial.
+    QTest::addRow("host-bound timing") << Mutation([](RerunResult& r) {
+        r.candidateTiming = summarizeTimings(std::vector<double>(100, 0.056));
+        r.candidateCupti.kernelCount = 300;
+        r.candidateCupti.timedStreamKernels = 300;
+        r.candidateCupti.kernelMs = 0.767;
+        r.candidateCupti.kernels = {{"swish_kernel", 7, 100, 0.186, false}, {"distribution_elementwise", 7, 200, 0.581, false}};
+        r.speedup = 0.14;
+    }) << "host_bound_timing" << "warning" << "the GPU waited for the host inside the timed region" << -1;
     QTest::addRow("state drift") << Mutation([](RerunResult& r) {
         OutputCheck post = r.outputs[0];
         post.trials = 1;
