@@ -12,6 +12,7 @@ const std::vector<Command>& commands()
         {"verify", "Re-run evaluation records in batch and write them with verification fields (resumable)", runVerify},
         {"slurm", "Run a verify batch as a Slurm job array: submit, status, resubmit, merge", runSlurm},
         {"zeros", "Zero acceptance of KernelBench problems: would all zeros or a constant pass allclose?", runZeros},
+        {"reflag", "Re-derive verified records' flags from their stored re-runs under today's rules (no GPU)", runReflag},
         {"matrix", "The exploit x check matrix of fixture re-runs: which check caught which exploit", runMatrix},
         {"figures", "Render the standard paper figures of a project (PDF, SVG, PNG) without a display", runFigures},
     };

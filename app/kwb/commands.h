@@ -31,6 +31,7 @@ int runFigures(const Args& args);
 int runSlurm(const Args& args);
 int runZeros(const Args& args);
 int runMatrix(const Args& args);
+int runReflag(const Args& args);
 
 // Shared by commands: print a usage error or the help text and return the exit code.
 class ArgParser;

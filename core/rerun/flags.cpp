@@ -191,11 +191,12 @@ void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vect
     // ahead), so the speedup compares launch latency. CUPTI's sum includes the
     // fresh-input kernels between trials: it errs towards no flag.
     const auto hostBound = [&](const std::optional<TimingStats>& ts, const CuptiSummary& cu, const char* who) {
-        // Every trial's kernels seen (a window that lost records says nothing) and none of CUPTI's blind spots.
+        // Every trial's kernels seen (a window that lost records says nothing); copies and sets
+        // count with their time, or not at all when the result predates it (mem_op_ms absent).
         if (!ts || ts->trials <= 0 || !cu.available || cu.kernelCount < ts->trials || !(cu.kernelMs > 0.0) ||
-            cu.memcpyCount > 0 || cu.memsetCount > 0)
+            ((cu.memcpyCount > 0 || cu.memsetCount > 0) && !(cu.memOpMs > 0.0)))
             return;
-        const double gpu = cu.kernelMs / ts->trials;
+        const double gpu = (cu.kernelMs + cu.memOpMs) / ts->trials;
         if (ts->medianMs > gpu * t.hostBoundRatio + t.hostBoundAbsMs)
             add(flags, flagcode::kHostBoundTiming,
                 std::string(who) + "'s events give " + fmt("%.4g ms", ts->medianMs) + " per call, its GPU work in the same "

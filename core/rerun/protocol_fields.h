@@ -143,6 +143,7 @@ template <typename V, FieldsOf<CuptiSummary> S> void visitFields(V& v, S& c)
     v("other_stream_ms", c.otherStreamMs);
     v("memcpy_count", c.memcpyCount);
     v("memset_count", c.memsetCount);
+    v("mem_op_ms", c.memOpMs, wire::OmitDefault {});
     v("streams", c.streams);
     v("kernels", c.kernels);
 }

@@ -139,6 +139,7 @@ struct CuptiSummary {
     double otherStreamMs = 0.0;   // total kernel time on every other stream
     std::int64_t memcpyCount = 0;
     std::int64_t memsetCount = 0;
+    double memOpMs = 0.0;         // total time of those copies and sets (timed stream; absent from older results)
     std::vector<std::uint32_t> streams; // distinct stream ids seen
     std::vector<KernelActivity> kernels;
 };

@@ -71,6 +71,8 @@ CuptiSummary summarizeCupti(const std::vector<TracedKernel>& kernels, const std:
     for (const auto& m : memOps) {
         if (m.memset) ++s.memsetCount;
         else ++s.memcpyCount;
+        if (m.streamId == timedStream && m.endNs > m.startNs)
+            s.memOpMs += static_cast<double>(m.endNs - m.startNs) / 1e6;
         streams.insert(m.streamId);
     }
     s.streams.assign(streams.begin(), streams.end());
