@@ -462,6 +462,7 @@ class Worker:
         """One call per input set, back to back; what each returned is kept
         (the judge checks two of them, chosen afterwards)."""
         torch = self.torch
+        self.host_outs = []  # the last batch's outputs go back to the allocator's cache first
         self.sync()
         with torch.no_grad():
             outs = [self.model(*args) for args in self.host_sets]
