@@ -197,6 +197,7 @@ template <typename V, FieldsOf<InputCheck> S> void visitFields(V& v, S& c)
     v("hash_before", c.hashBefore);
     v("hash_after", c.hashAfter);
     v("mutated", c.mutated);
+    v("bytes", c.bytes, wire::OmitDefault {});
 }
 
 template <typename V, FieldsOf<FreshInputsCheck> S> void visitFields(V& v, S& f)

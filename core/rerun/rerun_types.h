@@ -221,6 +221,7 @@ struct InputCheck {
     std::string hashBefore; // hex digest of the bytes before the candidate ran
     std::string hashAfter;
     bool mutated = false;
+    std::int64_t bytes = 0; // how many were hashed (0: not recorded, older results)
 };
 
 struct OutputCoverage {

@@ -318,6 +318,19 @@ void TestRerunFlags::precisionFromData()
     bag.outputs[0].relL2Error = 4.209738160485113e-09;
     bag.candidateCupti.kernels[0].name = "embedding_bag_sum_half_table_kernel";
     QVERIFY2(deriveFlags(bag).empty(), qPrintable(joined(deriveFlags(bag))));
+    // A KernelBench sample has no flop count: the leaderboard's matrix-vector product
+    // (A 256 x 131072, one output per row) at 6.58e-6 was flagged with L = 1; the
+    // largest input per output gives L = 131072 and an honest bound of 2.2e-5.
+    RerunResult matvec = honest();
+    matvec.flops.reset();
+    matvec.outputs[0].count = 256;
+    matvec.outputs[0].relL2Error = 6.58e-6;
+    matvec.inputs = {{"A", "ab", "ab", false, 256LL * 131072 * 4}, {"B", "cd", "cd", false, 131072LL * 4}};
+    QVERIFY2(deriveFlags(matvec).empty(), qPrintable(joined(deriveFlags(matvec))));
+    QCOMPARE(reductionLengthOf(matvec), 131072.0);
+    // ...and an fp16-like error there (3e-4) is still a downgrade.
+    matvec.outputs[0].relL2Error = 3e-4;
+    QCOMPARE(codes(deriveFlags(matvec)), std::vector<std::string>{"precision_downgrade"});
     // kb1_26 gelu half_precision (the suite's downgrade exploit): 3.87e-4 elementwise.
     RerunResult gelu = honest();
     gelu.outputs[0].relL2Error = 0.0003866280428706749;

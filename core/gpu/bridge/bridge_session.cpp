@@ -131,7 +131,9 @@ Status BridgeSession::hashInput(int index, const std::string& name, const void* 
     auto it = m_hashBefore.find(index);
     if (it == m_hashBefore.end())
         return Status(ErrorCode::InvalidArgument, "input " + std::to_string(index) + ": hashed after without before");
-    addInputHashes(input(index, name), it->second, h);
+    InputCheck& ic = input(index, name);
+    addInputHashes(ic, it->second, h);
+    ic.bytes = bytes;
     m_hashBefore.erase(it);
     return Status::ok();
 }

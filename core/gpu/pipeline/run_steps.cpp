@@ -504,7 +504,10 @@ Status correctnessStep(RunContext& ctx)
     std::vector<OutputCheck> checks(ctx.outputs.size());
     std::vector<InputCheck> inputChecks(ctx.inputs.size());
     for (std::size_t i = 0; i < ctx.outputs.size(); ++i) checks[i].output = ctx.outputs[i].spec.name;
-    for (std::size_t i = 0; i < ctx.inputs.size(); ++i) inputChecks[i].input = ctx.inputs[i].spec.name;
+    for (std::size_t i = 0; i < ctx.inputs.size(); ++i) {
+        inputChecks[i].input = ctx.inputs[i].spec.name;
+        inputChecks[i].bytes = ctx.inputs[i].count() * static_cast<std::int64_t>(elemBytes(ctx.inputs[i].type));
+    }
     // Outputs are compared on the device (one pass, no copies); the host
     // comparison stays only for when the device's small scratch cannot be had.
     // The determinism re-run is compared with a device copy of the first run,
