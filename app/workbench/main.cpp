@@ -72,7 +72,9 @@ int main(int argc, char** argv)
     QCommandLineOption shotOpt(QStringLiteral("screenshot"), QStringLiteral("Render the window to FILE (PNG) and exit."),
         QStringLiteral("FILE"));
     QCommandLineOption viewOpt(QStringLiteral("view"),
-        QStringLiteral("View to show: records, distributions, pivot, workloads, coverage, suspicious."), QStringLiteral("NAME"));
+        QStringLiteral("View to show: records, distributions, pivot, workloads, coverage, suspicious, claims, "
+                       "zero_acceptance, scale_sweep, exploit_matrix."),
+        QStringLiteral("NAME"));
     QCommandLineOption sizeOpt(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1280x800)."),
         QStringLiteral("WxH"), QStringLiteral("1280x800"));
     QCommandLineOption chartOpt(QStringLiteral("chart"),
