@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "records/native_reader.h"
 #include "records/native_writer.h"
+#include "rerun_cli.h"
 #include "workbench/reflag.h"
 
 namespace kwb::cli {
@@ -35,10 +36,8 @@ int runReflag(const Args& args)
         return kExitUsage;
     }
     FlagThresholds thresholds;
-    const std::string x = *p.value("excessive-speedup");
-    char* end = nullptr;
-    thresholds.excessiveSpeedup = std::strtod(x.c_str(), &end);
-    if (x.empty() || end != x.c_str() + x.size() || !(thresholds.excessiveSpeedup > 0)) {
+    if (!parseDouble(*p.value("excessive-speedup"), thresholds.excessiveSpeedup) ||
+        !(thresholds.excessiveSpeedup > 0)) {
         std::fprintf(stderr, "kwb reflag: --excessive-speedup: invalid value '%s'\n", p.value("excessive-speedup")->c_str());
         return kExitUsage;
     }

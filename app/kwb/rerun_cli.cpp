@@ -27,17 +27,6 @@ bool parseInt(const std::string& s, std::int64_t& out)
     }
 }
 
-bool parseDouble(const std::string& s, double& out)
-{
-    try {
-        std::size_t used = 0;
-        out = std::stod(s, &used);
-        return used == s.size();
-    } catch (const std::exception&) {
-        return false;
-    }
-}
-
 CancelFlag g_interrupted;
 
 extern "C" void onInterrupt(int) { g_interrupted.cancel(); }
@@ -140,6 +129,17 @@ bool readRerunOptions(const ArgParser& p, const char* command, RerunOptions& o, 
     if (!parseDouble(*p.value("excessive-speedup"), t.excessiveSpeedup) || !(t.excessiveSpeedup > 0))
         return bad("excessive-speedup", *p.value("excessive-speedup"));
     return true;
+}
+
+bool parseDouble(const std::string& s, double& out)
+{
+    try {
+        std::size_t used = 0;
+        out = std::stod(s, &used);
+        return used == s.size();
+    } catch (const std::exception&) {
+        return false;
+    }
 }
 
 std::optional<int> gpuBuildCheck(const char* command)

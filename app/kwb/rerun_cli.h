@@ -28,6 +28,9 @@ void addRerunOptions(ArgParser& p);
 // false: a usage error was printed.
 bool readRerunOptions(const ArgParser& p, const char* command, RerunOptions& options, FlagThresholds& thresholds);
 
+// A whole-string decimal number (an option's value); false when it is not one.
+bool parseDouble(const std::string& s, double& out);
+
 // "this build has no GPU support" unless the build has CUDA: returns the exit code to use, or nullopt.
 std::optional<int> gpuBuildCheck(const char* command);
 

@@ -3,10 +3,9 @@
 // "hello" with its capabilities (device present or not). NVRTC candidates
 // (device code only) run in this process: after a sticky CUDA error the runner
 // reports it and exits (status 4) so that the parent starts a fresh one.
-// Shared-object candidates (host code) load into this process unless
-// KWB_ISOLATION=on, which runs them in a sandboxed child, kwb-candidate-host
-// (core/gpu/isolation, docs/security-native.md): opt-in until that child has
-// run on a GPU (its first H200 run could not start CUDA inside the sandbox).
+// Shared-object candidates (host code) run in a sandboxed child,
+// kwb-candidate-host (core/gpu/isolation, docs/security-native.md), unless
+// KWB_ISOLATION=off loads them into this process (measurement only).
 //
 // The main thread is the executor thread: it owns every GPU handle.
 #include <cstdio>

@@ -53,7 +53,8 @@ for mode in walls:
                 rec = json.loads(line)
             except ValueError:
                 continue
-            res = ((rec.get("verification") or {}).get("extra") or {}).get("rerun") or {}
+            v = rec.get("verification") or {}
+            res = v.get("rerun") or (v.get("extra") or {}).get("rerun") or {}
             total += res.get("wall_ms", 0.0)
             n += 1
     runner[mode] = (total, n)

@@ -391,4 +391,20 @@ std::vector<Flag> deriveFlags(const RerunResult& r, const FlagThresholds& t)
     return flags;
 }
 
+bool expectationNames(const std::string& expected, const std::string& code)
+{
+    std::size_t from = 0;
+    for (;;) {
+        const std::size_t bar = expected.find('|', from);
+        if (expected.compare(from, bar == std::string::npos ? std::string::npos : bar - from, code) == 0) return true;
+        if (bar == std::string::npos) return false;
+        from = bar + 1;
+    }
+}
+
+bool expectationRaised(const std::string& expected, const std::vector<std::string>& raised)
+{
+    return std::any_of(raised.begin(), raised.end(), [&](const std::string& c) { return expectationNames(expected, c); });
+}
+
 } // namespace kwb

@@ -44,6 +44,12 @@ inline constexpr std::string_view kTampering = "tampering";
 std::string_view checkOfFlag(std::string_view code);
 // Flags that are notes, not exploit findings: an honest candidate may raise them.
 bool isNoteFlag(const Flag& flag);
+// A fixture's expected flag: a code, or alternatives "a|b" (a kernel that reads
+// memory that is not its own may fault or find nothing, depending on where the
+// allocator put things; both are failures). Whether `code` is one of them, and
+// whether any of them is among `raised`.
+bool expectationNames(const std::string& expected, const std::string& code);
+bool expectationRaised(const std::string& expected, const std::vector<std::string>& raised);
 
 struct FlagThresholds {
     double excessiveSpeedup = 10.0;      // KernelBench's excessive_speedup_threshold

@@ -52,7 +52,7 @@ ExpectationCheck checkExpectations(const CandidateSpec& candidate, const RerunRe
     }
     std::string missing;
     for (const auto& want : candidate.expectedFlags)
-        if (std::find(raised.begin(), raised.end(), want) == raised.end()) missing += (missing.empty() ? "" : ", ") + want;
+        if (!expectationRaised(want, raised)) missing += (missing.empty() ? "" : ", ") + want;
     c.met = missing.empty();
     if (!c.met) c.detail = "expected flag(s) not raised: " + missing;
     return c;

@@ -16,4 +16,19 @@ TrialPlan planWithinBudget(int warmup, int trials, double maxSeconds, int minTri
     return p;
 }
 
+std::vector<int> checkedTrials(int trials, int every, std::size_t slots)
+{
+    std::vector<int> all;
+    every = std::max(1, every);
+    for (int i = 0; i < trials; ++i)
+        if ((i + 1) % every == 0 || i + 1 == trials) all.push_back(i);
+    if (all.size() <= slots) return all;
+    std::vector<int> kept;
+    const std::size_t n = all.size();
+    for (std::size_t j = 0; j < slots; ++j) kept.push_back(all[n - 1 - (j * n) / slots]);
+    std::sort(kept.begin(), kept.end());
+    kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+    return kept;
+}
+
 } // namespace kwb

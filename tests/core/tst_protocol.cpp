@@ -2,6 +2,7 @@
 // checked, malformed lines are rejected with the member's path and the reason.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -92,6 +93,7 @@ private Q_SLOTS:
     void unknownMembersIgnored();
     void timingSummary();
     void timingBudget();
+    void checkedTrialsOfAPlan();
 };
 
 void TestProtocol::simpleMessagesRoundTrip()
@@ -336,6 +338,25 @@ void TestProtocol::timingBudget()
     // Never more than asked for, and the floor is capped by what was asked for.
     QCOMPARE(planWithinBudget(1, 5, 3.0, 10, 574.0).trials, 5);
     QCOMPARE(planWithinBudget(1, 5, 3.0, 10, 574.0).warmup, 1);
+}
+
+void TestProtocol::checkedTrialsOfAPlan()
+{
+    // Every 10th trial and the last, as many as there are slots.
+    QCOMPARE(checkedTrials(100, 10, 100), (std::vector<int>{9, 19, 29, 39, 49, 59, 69, 79, 89, 99}));
+    QCOMPARE(checkedTrials(25, 10, 100), (std::vector<int>{9, 19, 24}));
+    // A budget that cut 100 trials to 10 or 7: the last trial that ran is checked, not
+    // trial 99 (the timer's plan decides, not the request).
+    QCOMPARE(checkedTrials(10, 10, 10), (std::vector<int>{9}));
+    QCOMPARE(checkedTrials(7, 10, 10), (std::vector<int>{6}));
+    // Fewer slots than batches: evenly spread, always the last.
+    const std::vector<int> three = checkedTrials(100, 10, 3);
+    QCOMPARE(three.size(), std::size_t(3));
+    QCOMPARE(three.back(), 99);
+    QVERIFY(std::is_sorted(three.begin(), three.end()));
+    QCOMPARE(checkedTrials(100, 10, 1), (std::vector<int>{99}));
+    QCOMPARE(checkedTrials(1, 0, 4), (std::vector<int>{0}));
+    QVERIFY(checkedTrials(0, 10, 4).empty());
 }
 
 QTEST_GUILESS_MAIN(TestProtocol)

@@ -79,6 +79,7 @@ private Q_SLOTS:
     void exploitClasses_data();
     void exploitClasses();
     void thresholds();
+    void expectationAlternatives();
     void precisionFromData();
     void newChecksQuietWhenClean();
     void halfPrecisionNames_data();
@@ -260,6 +261,19 @@ void TestRerunFlags::exploitClasses()
     QCOMPARE(qs(it->severity), severity);
     QVERIFY2(qs(it->reason).contains(reasonPart), qPrintable(qs(it->reason)));
     if (flagCount >= 0) QVERIFY2(int(flags.size()) == flagCount, qPrintable(joined(flags)));
+}
+
+void TestRerunFlags::expectationAlternatives()
+{
+    QVERIFY(kwb::expectationNames("incorrect", "incorrect"));
+    QVERIFY(!kwb::expectationNames("incorrect", "incorrec"));
+    QVERIFY(kwb::expectationNames("incorrect|fault", "fault"));
+    QVERIFY(kwb::expectationNames("incorrect|fault", "incorrect"));
+    QVERIFY(!kwb::expectationNames("incorrect|fault", "faul"));
+    QVERIFY(!kwb::expectationNames("incorrect|fault", "incorrect|fault|x"));
+    QVERIFY(kwb::expectationRaised("incorrect|fault", {"excessive_speedup", "fault"}));
+    QVERIFY(!kwb::expectationRaised("incorrect|fault", {"excessive_speedup"}));
+    QVERIFY(!kwb::expectationRaised("incorrect", {}));
 }
 
 void TestRerunFlags::thresholds()

@@ -97,9 +97,11 @@ struct Run {
     double ms = 0;
 };
 
-Run runOnce(kwb::gpu::GpuResources& gpu, const std::string& problem, const std::string& candidate)
+Run runOnce(kwb::gpu::GpuResources& gpu, const std::string& problem, const std::string& candidate,
+    double timingBudgetS = 0.0)
 {
-    const kwb::RerunRequest req = kwb::gputest::fixtureRequest(problem, candidate, 20, 3, 2);
+    kwb::RerunRequest req = kwb::gputest::fixtureRequest(problem, candidate, 20, 3, 2);
+    req.options.timingBudgetS = timingBudgetS;
     Run run;
     kwb::TaskContext task;
     const auto t0 = Clock::now();
@@ -159,18 +161,51 @@ void tampering(kwb::gpu::GpuResources& gpu)
         GT_CHECK(r.result.status == kwb::RerunStatus::Ok && r.result.allOutputsPassed());
         GT_CHECK(r.report.violations.empty());
     }
+    // The patch fails to cheat when the events it reports are the honest ones (it
+    // did not reach the host's timer), or is caught when the runner's clock disagrees.
+    const Run honestRun = runOnce(gpu, "relu", "honest_so");
     const Run timer = runOnce(gpu, "relu", "../tamper/patched_event_timer");
     GT_CHECK(timer.result.status == kwb::RerunStatus::Ok);
-    if (timer.result.candidateTiming && timer.report.hostCandidateMs) {
-        const double ratio = *timer.report.hostCandidateMs / std::max(1e-6, timer.result.candidateTiming->medianMs);
-        std::printf("  patched timer: host %.4f ms per call, events %.4f ms (x%.1f)\n", *timer.report.hostCandidateMs,
-            timer.result.candidateTiming->medianMs, ratio);
-        GT_CHECK(ratio > 5.0);
+    GT_CHECK(timer.result.candidateTiming && timer.report.hostCandidateMs && honestRun.result.candidateTiming);
+    if (timer.result.candidateTiming && timer.report.hostCandidateMs && honestRun.result.candidateTiming) {
+        const double events = timer.result.candidateTiming->medianMs;
+        const double honestEvents = honestRun.result.candidateTiming->medianMs;
+        const double ratio = *timer.report.hostCandidateMs / std::max(1e-6, events);
+        std::printf("  patched timer: host %.4f ms per call, events %.4f ms (x%.1f), honest events %.4f ms\n",
+            *timer.report.hostCandidateMs, events, ratio, honestEvents);
+        GT_CHECK(events > 0.5 * honestEvents || ratio > 5.0);
     }
     // In-process the reach works: the mem write opens and the fixture skips its work.
     setIsolation(false);
     const Run reached = runOnce(gpu, "relu", "../tamper/proc_mem_write");
     GT_CHECK(!reached.result.allOutputsPassed());
+    setIsolation(true);
+}
+
+// Fresh input contents inside the host's loop: the content-memoization fixture
+// serves stale outputs there as in the runner, an honest one passes; under a
+// budget that cuts 20 trials to 10 the checked trial is the last that ran.
+void freshInputsInTheHost(kwb::gpu::GpuResources& gpu)
+{
+    auto fresh = [](const Run& r) { return r.result.freshInputs.value_or(kwb::FreshInputsCheck{}); };
+    for (bool isolated : {true, false}) {
+        setIsolation(isolated);
+        const Run honest = runOnce(gpu, "relu", "honest_so");
+        GT_CHECK(honest.result.freshInputs.has_value());
+        GT_CHECK(fresh(honest).timedIterations == 20 && fresh(honest).checked == 2 && fresh(honest).failed == 0);
+        GT_CHECK(honest.report.violations.empty());
+        const Run memo = runOnce(gpu, "relu", "memoize_timing");
+        std::printf("  memoize_timing (%s): fresh inputs checked %d, failed %d\n", isolated ? "isolated" : "in-process",
+            fresh(memo).checked, fresh(memo).failed);
+        GT_CHECK(memo.result.freshInputs.has_value() && fresh(memo).failed > 0);
+        const Run cut = runOnce(gpu, "relu", "honest_so", 1e-6);
+        std::printf("  honest_so under a budget (%s): %d trials, fresh checked %d, failed %d\n",
+            isolated ? "isolated" : "in-process", cut.result.candidateTiming ? cut.result.candidateTiming->trials : -1,
+            fresh(cut).checked, fresh(cut).failed);
+        GT_CHECK(cut.result.candidateTiming && cut.result.candidateTiming->trials == 10);
+        GT_CHECK(fresh(cut).timedIterations == 10 && fresh(cut).checked == 1 && fresh(cut).failed == 0);
+        GT_CHECK(cut.result.status == kwb::RerunStatus::Ok && cut.report.violations.empty());
+    }
     setIsolation(true);
 }
 
@@ -220,5 +255,6 @@ int main()
     honestEqualBothWays(gpu, "relu", "honest_so");
     honestEqualBothWays(gpu, "softmax_rows", "two_pass_so");
     tampering(gpu);
+    freshInputsInTheHost(gpu);
     return kwb::gputest::finish(kTestName);
 }

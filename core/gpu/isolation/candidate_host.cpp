@@ -23,6 +23,7 @@
 #include "gpu/device/gpu_check.h"
 #include "gpu/isolation/host_channel.h"
 #include "rerun/protocol.h"
+#include "rerun/trial_plan.h"
 
 extern char** environ;
 
@@ -78,6 +79,43 @@ Result<std::pair<CUdeviceptr, std::size_t>> allocationOf(void* ptr)
     return std::make_pair(base, size);
 }
 
+// A device allocation of this process as the child opens it: IPC handle and offset.
+Result<nlohmann::json> ipcBuffer(void* p, std::string* handleHex = nullptr)
+{
+    cudaIpcMemHandle_t h{};
+    KWB_CUDA_CHECK(cudaIpcGetMemHandle(&h, p));
+    KWB_ASSIGN_OR_RETURN(auto range, allocationOf(p));
+    const auto offset = static_cast<std::int64_t>(reinterpret_cast<CUdeviceptr>(p) - range.first);
+    const std::string hx = hex(&h, sizeof h);
+    if (handleHex) *handleHex = hx;
+    return nlohmann::json{{"handle", hx}, {"offset", offset}};
+}
+
+// The fresh-input plan as the child reads it (candidate_host_server.cpp).
+Result<nlohmann::json> freshJson(const HostFreshInputs& f)
+{
+    nlohmann::json inputs = nlohmann::json::array();
+    for (const auto& in : f.inputs) {
+        const GenParams& g = in.params;
+        inputs.push_back({{"buffer", in.buffer}, {"elements", in.elements}, {"type", static_cast<int>(in.type)},
+            {"tensor", in.tensorIndex}, {"distribution", static_cast<int>(g.distribution)}, {"low", g.low},
+            {"high", g.high}, {"mean", g.mean}, {"stddev", g.stddev}, {"value", g.value}, {"scale", g.scale},
+            {"alpha", g.alpha}});
+    }
+    nlohmann::json slots = nlohmann::json::array();
+    for (const auto& slot : f.snapshots) {
+        nlohmann::json outs = nlohmann::json::array();
+        for (void* p : slot) {
+            KWB_ASSIGN_OR_RETURN(nlohmann::json b, ipcBuffer(p));
+            outs.push_back(std::move(b));
+        }
+        slots.push_back(std::move(outs));
+    }
+    return nlohmann::json{{"inputs", inputs}, {"seed_base", f.seedBase}, {"fixed", f.fixed},
+        {"trial_base", f.trialBase}, {"every", f.every}, {"outputs", f.outputBuffers}, {"output_bytes", f.outputBytes},
+        {"snapshots", slots}};
+}
+
 // Members of a reply: exactly `names` (and "reply").
 Status checkMembers(const nlohmann::json& j, std::initializer_list<const char*> names)
 {
@@ -119,6 +157,14 @@ std::string implausibleHostTiming(const TimingStats& t, int trials, double batch
     return {};
 }
 
+std::string implausibleKeptTrials(const std::vector<int>& kept, int reportedTrials, int every, std::size_t slots)
+{
+    if (kept != checkedTrials(reportedTrials, every, slots))
+        return "the host set aside " + std::to_string(kept.size()) + " trials, not the checked trials of the " +
+               std::to_string(reportedTrials) + " it reported";
+    return {};
+}
+
 namespace {
 
 std::atomic<int> g_hostSerial{0};
@@ -145,10 +191,12 @@ std::vector<CandidateHost*>& liveHosts()
 
 bool isolationEnabled()
 {
-    // Opt-in until the candidate host has verdicts from a GPU: its first H200 run
-    // (2026-12-02) could not initialise CUDA inside the sandbox (docs/security-native.md).
+    // On unless KWB_ISOLATION=off (measurement, or a machine whose driver cannot run
+    // CUDA in the host): the H200 runs of 2026-12-02 gave every fixture the same verdict
+    // isolated as in-process, and the tampering fixtures failed to cheat only isolated
+    // (docs/security-native.md).
     const char* v = std::getenv("KWB_ISOLATION");
-    return v && (std::strcmp(v, "on") == 0 || std::strcmp(v, "1") == 0);
+    return !(v && (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0));
 }
 
 std::string candidateHostPath()
@@ -417,12 +465,10 @@ Status CandidateHost::attach(const std::vector<void*>& buffers, const std::vecto
     std::vector<std::string> handles;
     nlohmann::json list = nlohmann::json::array();
     for (void* p : buffers) {
-        cudaIpcMemHandle_t h{};
-        KWB_CUDA_CHECK(cudaIpcGetMemHandle(&h, p));
-        KWB_ASSIGN_OR_RETURN(auto range, allocationOf(p));
-        const auto offset = static_cast<std::int64_t>(reinterpret_cast<CUdeviceptr>(p) - range.first);
-        handles.push_back(hex(&h, sizeof h));
-        list.push_back({{"handle", handles.back()}, {"offset", offset}});
+        std::string h;
+        KWB_ASSIGN_OR_RETURN(nlohmann::json b, ipcBuffer(p, &h));
+        handles.push_back(std::move(h));
+        list.push_back(std::move(b));
     }
     if (handles == m_attachedHandles && sizes == m_attachedSizes) return Status::ok();
     auto r = call({{"cmd", "attach"}, {"buffers", list}, {"sizes", sizes}}, "attached", m_callTimeoutS);
@@ -481,16 +527,20 @@ Status CandidateHost::relaunch(cudaStream_t stream)
 
 Status CandidateHost::time(const std::vector<void*>& buffers, const std::vector<std::int64_t>& sizes,
     cudaStream_t stream, const TimingConfig& config, bool cupti, std::optional<TimingStats>& stats,
-    CuptiSummary& summary)
+    CuptiSummary& summary, const HostFreshInputs* fresh, std::vector<int>& kept)
 {
     m_lastFailure.reset();
+    kept.clear();
     KWB_RETURN_IF_ERROR(ensureRunning());
     KWB_RETURN_IF_ERROR(attach(buffers, sizes));
     KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const nlohmann::json cfg{{"warmup", config.warmup}, {"trials", config.trials}, {"l2_flush", config.l2Flush},
+    nlohmann::json cfg{{"warmup", config.warmup}, {"trials", config.trials}, {"l2_flush", config.l2Flush},
         {"flush_mode", config.flushMode == FlushMode::Write ? "write" : "read"}, {"cupti", cupti},
         {"reset_persisting_l2", resetPersistingOf(config)}, {"max_seconds", config.maxSeconds},
         {"min_trials", config.minTrials}};
+    if (fresh) {
+        KWB_ASSIGN_OR_RETURN(cfg["fresh"], freshJson(*fresh));
+    }
     // Preparing (CUPTI, the event bracket's calibration) stays outside the measured batch.
     auto prepared = call({{"cmd", "prepare_timing"}, {"config", cfg}}, "prepared", m_callTimeoutS);
     if (!prepared) return prepared.status();
@@ -499,8 +549,10 @@ Status CandidateHost::time(const std::vector<void*>& buffers, const std::vector<
     const double batchMs = msBetween(t0, Clock::now());
     if (!timed) return timed.status();
     const nlohmann::json& j = *timed;
-    if (Status s = checkMembers(j, {"rc", "error", "result"}); !s.isOk() || !j["rc"].is_number_integer() ||
-        !j["error"].is_string()) {
+    const Status members = fresh ? checkMembers(j, {"rc", "error", "result", "kept"})
+                                 : checkMembers(j, {"rc", "error", "result"});
+    if (Status s = members; !s.isOk() || !j["rc"].is_number_integer() || !j["error"].is_string() ||
+        (fresh && !j["kept"].is_array())) {
         m_report.violations.push_back("timing reply: " + (s.isOk() ? std::string("member types") : s.message()));
         return failed(RerunStatus::Fault, Status(ErrorCode::GpuError, "tampering: malformed timing reply"));
     }
@@ -519,6 +571,17 @@ Status CandidateHost::time(const std::vector<void*>& buffers, const std::vector<
         m_report.violations.push_back("timer: " + why);
         stats.reset();
         return Status::ok();
+    }
+    if (fresh) {
+        std::vector<int> k;
+        for (const auto& v : j["kept"]) k.push_back(v.is_number_integer() ? v.get<int>() : -1);
+        if (const std::string why = implausibleKeptTrials(k, decoded->candidateTiming->trials, fresh->every,
+                                                 fresh->snapshots.size()); !why.empty()) {
+            m_report.violations.push_back("fresh inputs: " + why);
+            stats.reset();
+            return Status::ok();
+        }
+        kept = std::move(k);
     }
     stats = decoded->candidateTiming;
     summary = decoded->candidateCupti;

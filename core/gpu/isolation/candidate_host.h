@@ -31,19 +31,47 @@
 #include <vector>
 
 #include "base/status.h"
+#include "gpu/checks/input_generator.h"
+#include "gpu/device/elem_type.h"
 #include "gpu/isolation/isolation_report.h"
 #include "gpu/timing/kernel_timer.h"
 #include "rerun/rerun_types.h"
 
 namespace kwb::gpu {
 
-// Whether shared objects run in the candidate host: only with KWB_ISOLATION=on
-// (opt-in until it has run on a GPU with its verdicts checked; see
-// docs/security-native.md). Otherwise they load into kwb-runner as before.
+// Whether shared objects run in the candidate host: yes unless KWB_ISOLATION=off
+// (then they load into kwb-runner; see docs/security-native.md).
 bool isolationEnabled();
 // The host program: $KWB_CANDIDATE_HOST, else kwb-candidate-host beside this
 // executable, in ../../app/runner from it (the test binaries), or in the build tree.
 std::string candidateHostPath();
+
+// Fresh input contents inside the host's timed loop (the checks' fresh_inputs,
+// against content memoization): what the child draws before each timed trial,
+// with the core's generator and the runner's seeds, and where it sets the
+// checked trials' outputs aside (runner allocations shared like the others).
+// The runner compares those copies with its reference after the loop. The
+// seeds are in the child, so a candidate that reads them could compute the
+// next trials' outputs ahead, outside the timed trials; that spends the time
+// somewhere inside the batch the runner's wall clock brackets (the strict
+// check) or shows in the runner's host-timed calls (docs/security-native.md).
+struct HostFreshInputs {
+    struct Input {
+        int buffer = 0; // index into the attached buffers
+        std::int64_t elements = 0;
+        ElemType type = ElemType::F32;
+        GenParams params;          // the seed is derived per trial
+        std::uint64_t tensorIndex = 0; // the tensor's place among all tensors (its seed)
+    };
+    std::vector<Input> inputs;
+    std::uint64_t seedBase = 0;
+    bool fixed = false;          // a fixed-seed problem: trial 0's seeds every trial
+    std::uint64_t trialBase = 0; // the seed trial of timed trial 0
+    int every = 10;              // rerun/trial_plan.h checkedTrials
+    std::vector<int> outputBuffers; // indices into the attached buffers
+    std::vector<std::int64_t> outputBytes;
+    std::vector<std::vector<void*>> snapshots; // [slot][output], runner allocations
+};
 
 class CandidateHost {
 public:
@@ -69,8 +97,11 @@ public:
     void detach();
     // The child's timer loop; the stats are strict-checked against the
     // runner's wall clock around the batch (violations into the report).
+    // With `fresh`, the loop draws fresh inputs and fills the snapshots;
+    // `kept` gets the trials it set aside (checked against the trials it reported).
     Status time(const std::vector<void*>& buffers, const std::vector<std::int64_t>& sizes, cudaStream_t stream,
-        const TimingConfig& config, bool cupti, std::optional<TimingStats>& stats, CuptiSummary& summary);
+        const TimingConfig& config, bool cupti, std::optional<TimingStats>& stats, CuptiSummary& summary,
+        const HostFreshInputs* fresh, std::vector<int>& kept);
     // The channel's round trip without GPU work (taken out of host-timed launches).
     Result<double> pingMs();
 
@@ -110,6 +141,9 @@ private:
 // its batch of `trials` timed trials (under a time budget, as few as
 // `minTrials`): the violation, or empty.
 std::string implausibleHostTiming(const TimingStats& stats, int trials, double batchWallMs, int minTrials = -1);
+// The trials a host says it set aside, against the checked trials of the
+// trials it reported (rerun/trial_plan.h, at most `slots`): the violation, or empty.
+std::string implausibleKeptTrials(const std::vector<int>& kept, int reportedTrials, int every, std::size_t slots);
 
 // The child's side: serves the channel on (cmdFd, replyFd) until it closes.
 // Returns the process's exit status.

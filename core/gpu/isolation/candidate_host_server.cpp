@@ -21,7 +21,9 @@
 #include "gpu/isolation/candidate_host.h"
 #include "gpu/isolation/host_channel.h"
 #include "gpu/timing/timed_run.h"
+#include "gpu/checks/input_generator.h"
 #include "rerun/protocol.h"
+#include "rerun/trial_plan.h"
 #include "sandbox/sandbox.h"
 
 namespace kwb::gpu {
@@ -69,6 +71,99 @@ void setResetPersisting(C& c, bool on)
     else (void)on;
 }
 
+// Opens one runner allocation ({handle, offset}); false with `error` set.
+bool openBuffer(const nlohmann::json& b, void*& base, void*& ptr, std::string& error)
+{
+    cudaIpcMemHandle_t h{};
+    if (!b.is_object() || !b["handle"].is_string() || !fromHex(b["handle"], &h, sizeof h) ||
+        !b["offset"].is_number_integer()) {
+        error = "malformed buffer handle";
+        return false;
+    }
+    if (cudaError_t oe = cudaIpcOpenMemHandle(&base, h, cudaIpcMemLazyEnablePeerAccess); oe != cudaSuccess) {
+        cudaGetLastError();
+        error = std::string("cudaIpcOpenMemHandle: ") + cudaGetErrorName(oe);
+        return false;
+    }
+    ptr = static_cast<char*>(base) + b["offset"].get<std::int64_t>();
+    return true;
+}
+
+// The fresh-input plan of one timing request (candidate_host.h HostFreshInputs).
+struct FreshState {
+    std::vector<HostFreshInputs::Input> inputs;
+    std::uint64_t seedBase = 0;
+    std::uint64_t trialBase = 0;
+    bool fixed = false;
+    int every = 10;
+    std::vector<int> outputs;
+    std::vector<std::int64_t> outputBytes;
+    std::vector<void*> bases; // the snapshots' opened allocations
+    std::vector<std::vector<void*>> snapshots;
+    std::vector<int> kept;
+    std::uint64_t counter = 0;
+
+    void close()
+    {
+        for (void* b : bases) cudaIpcCloseMemHandle(b);
+        bases.clear();
+        snapshots.clear();
+    }
+};
+
+// Reads the runner's plan; an error names what is wrong.
+std::string readFresh(const nlohmann::json& j, std::size_t buffers, FreshState& f)
+{
+    try {
+        f.seedBase = j.at("seed_base").get<std::uint64_t>();
+        f.trialBase = j.at("trial_base").get<std::uint64_t>();
+        f.fixed = j.at("fixed").get<bool>();
+        f.every = std::max(1, j.at("every").get<int>());
+        for (const auto& in : j.at("inputs")) {
+            HostFreshInputs::Input x;
+            x.buffer = in.at("buffer").get<int>();
+            x.elements = in.at("elements").get<std::int64_t>();
+            const int type = in.at("type").get<int>();
+            const int dist = in.at("distribution").get<int>();
+            if (x.buffer < 0 || static_cast<std::size_t>(x.buffer) >= buffers || x.elements < 0 || type < 0 ||
+                type > static_cast<int>(ElemType::F64) || dist < 0 || dist > static_cast<int>(GenDistribution::Pareto))
+                return "fresh inputs: an input out of range";
+            x.type = static_cast<ElemType>(type);
+            x.tensorIndex = in.at("tensor").get<std::uint64_t>();
+            x.params.distribution = static_cast<GenDistribution>(dist);
+            x.params.low = in.at("low").get<double>();
+            x.params.high = in.at("high").get<double>();
+            x.params.mean = in.at("mean").get<double>();
+            x.params.stddev = in.at("stddev").get<double>();
+            x.params.value = in.at("value").get<double>();
+            x.params.scale = in.at("scale").get<double>();
+            x.params.alpha = in.at("alpha").get<double>();
+            f.inputs.push_back(x);
+        }
+        f.outputs = j.at("outputs").get<std::vector<int>>();
+        f.outputBytes = j.at("output_bytes").get<std::vector<std::int64_t>>();
+        if (f.outputs.size() != f.outputBytes.size()) return "fresh inputs: outputs and their sizes differ in count";
+        for (int o : f.outputs)
+            if (o < 0 || static_cast<std::size_t>(o) >= buffers) return "fresh inputs: an output out of range";
+        for (const auto& slot : j.at("snapshots")) {
+            std::vector<void*> ptrs;
+            for (const auto& b : slot) {
+                void* base = nullptr;
+                void* ptr = nullptr;
+                std::string error;
+                if (!openBuffer(b, base, ptr, error)) return "fresh inputs: " + error;
+                f.bases.push_back(base);
+                ptrs.push_back(ptr);
+            }
+            if (ptrs.size() != f.outputs.size()) return "fresh inputs: a snapshot slot without every output";
+            f.snapshots.push_back(std::move(ptrs));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        return std::string("fresh inputs: ") + e.what();
+    }
+    return {};
+}
+
 struct HostState {
     cudaStream_t stream = nullptr;
     KernelTimer timer;
@@ -77,6 +172,8 @@ struct HostState {
     std::vector<void*> buffers;
     std::vector<std::int64_t> sizes;
     std::optional<TimingWindow> window;
+    std::optional<FreshState> fresh;
+    TrialHooks hooks;
 };
 
 sandbox::SandboxReport enter(const std::string& scratch)
@@ -181,18 +278,11 @@ int serveCandidateHost(int cmdFd, int replyFd)
             st.sizes.clear();
             std::string error;
             for (const auto& b : (*cmd)["buffers"]) {
-                cudaIpcMemHandle_t h{};
-                if (!b["handle"].is_string() || !fromHex(b["handle"], &h, sizeof h) || !b["offset"].is_number_integer()) {
-                    error = "malformed buffer handle";
-                    break;
-                }
                 void* base = nullptr;
-                if (cudaError_t oe = cudaIpcOpenMemHandle(&base, h, cudaIpcMemLazyEnablePeerAccess); oe != cudaSuccess) {
-                    error = std::string("cudaIpcOpenMemHandle: ") + cudaGetErrorName(oe);
-                    break;
-                }
+                void* ptr = nullptr;
+                if (!openBuffer(b, base, ptr, error)) break;
                 st.bases.push_back(base);
-                st.buffers.push_back(static_cast<char*>(base) + b["offset"].get<std::int64_t>());
+                st.buffers.push_back(ptr);
             }
             for (const auto& s : (*cmd)["sizes"]) st.sizes.push_back(s.get<std::int64_t>());
             if (!error.empty()) replyError(replyFd, "attach", error);
@@ -217,6 +307,44 @@ int serveCandidateHost(int cmdFd, int replyFd)
             config.minTrials = c.value("min_trials", 10);
             config.flushMode = c.value("flush_mode", std::string("read")) == "write" ? FlushMode::Write : FlushMode::Read;
             setResetPersisting(config, c.value("reset_persisting_l2", true));
+            if (st.fresh) st.fresh->close();
+            st.fresh.reset();
+            if (c.contains("fresh")) {
+                st.fresh.emplace();
+                if (const std::string why = readFresh(c["fresh"], st.buffers.size(), *st.fresh); !why.empty()) {
+                    st.fresh->close();
+                    st.fresh.reset();
+                    replyError(replyFd, "prepare_timing", why);
+                    continue;
+                }
+                FreshState& f = *st.fresh;
+                // The same contents the runner's timedInputsStep draws for each timed trial.
+                st.hooks.plan = [&f](int n) {
+                    f.kept = checkedTrials(n, f.every, f.snapshots.size());
+                    return Status::ok();
+                };
+                st.hooks.refresh = [&st, &f](cudaStream_t s) -> Status {
+                    const std::uint64_t t = f.fixed ? 0 : f.trialBase + f.counter;
+                    ++f.counter;
+                    for (const auto& in : f.inputs) {
+                        GenParams g = in.params;
+                        g.seed = deriveSeed(f.seedBase, t, in.tensorIndex);
+                        KWB_RETURN_IF_ERROR(generateTensor(st.buffers[static_cast<std::size_t>(in.buffer)], in.elements,
+                            in.type, g, s));
+                    }
+                    return Status::ok();
+                };
+                st.hooks.afterBatch = [&st, &f](int last) -> Status {
+                    auto it = std::find(f.kept.begin(), f.kept.end(), last);
+                    if (it == f.kept.end()) return Status::ok();
+                    const auto& slot = f.snapshots[static_cast<std::size_t>(it - f.kept.begin())];
+                    for (std::size_t o = 0; o < f.outputs.size(); ++o)
+                        if (cudaMemcpyAsync(slot[o], st.buffers[static_cast<std::size_t>(f.outputs[o])],
+                                static_cast<std::size_t>(f.outputBytes[o]), cudaMemcpyDeviceToDevice, st.stream) != cudaSuccess)
+                            return Status(ErrorCode::GpuError, "setting a checked trial's output aside failed");
+                    return Status::ok();
+                };
+            }
             st.window.reset();
             st.window.emplace(st.timer, st.stream, config, c.value("cupti", true));
             (void)writeFrame(replyFd, {{"reply", "prepared"}});
@@ -229,12 +357,20 @@ int serveCandidateHost(int cmdFd, int replyFd)
             RerunResult r;
             r.id = "candidate-host";
             r.status = RerunStatus::Ok;
-            const Status s = st.window->time(call, TaskContext{}, "timing", r.candidateTiming, r.candidateCupti);
+            const Status s = st.window->time(call, TaskContext{}, "timing", r.candidateTiming, r.candidateCupti,
+                st.fresh ? &st.hooks : nullptr);
             const cudaError_t sync = cudaDeviceSynchronize();
             std::string error = s.isOk() ? std::string() : s.toString();
             if (error.empty() && sync != cudaSuccess) error = cudaGetErrorName(sync);
-            (void)writeFrame(replyFd, {{"reply", "timed"}, {"rc", error.empty() ? 0 : 1}, {"error", error},
-                                          {"result", rerunResultToJson(r)}});
+            nlohmann::json reply{{"reply", "timed"}, {"rc", error.empty() ? 0 : 1}, {"error", error},
+                {"result", rerunResultToJson(r)}};
+            if (st.fresh) {
+                reply["kept"] = st.fresh->kept;
+                st.fresh->close();
+                st.fresh.reset();
+                st.hooks = TrialHooks{};
+            }
+            (void)writeFrame(replyFd, reply);
             st.window.reset();
         } else {
             replyError(replyFd, "command", "unknown command '" + what + "'");

@@ -50,14 +50,46 @@ bool timedByHost(const RunContext& ctx)
     return hostOf(ctx) != nullptr;
 }
 
-Status timeIsolatedCandidate(RunContext& ctx)
+std::optional<HostFreshInputs> hostFreshInputs(const RunContext& ctx, std::uint64_t trialBase, int every,
+    const std::vector<std::vector<DeviceBuffer>>& snapshots)
+{
+    const auto bufferOf = [&ctx](const void* p) -> int {
+        auto it = std::find(ctx.soBuffers.begin(), ctx.soBuffers.end(), p);
+        return it == ctx.soBuffers.end() ? -1 : static_cast<int>(it - ctx.soBuffers.begin());
+    };
+    HostFreshInputs f;
+    const TimedSeeds seeds = timedSeeds(ctx);
+    f.seedBase = seeds.base;
+    f.fixed = seeds.fixed;
+    f.trialBase = trialBase;
+    f.every = every;
+    for (const auto& in : ctx.inputs) {
+        const int b = bufferOf(in.data.get());
+        if (b < 0) continue; // not the candidate's to read: the runner draws it after the loop
+        f.inputs.push_back({b, in.count(), in.type, inputParamsOf(in), static_cast<std::uint64_t>(in.index)});
+    }
+    for (const auto& out : ctx.outputs) {
+        const int b = bufferOf(out.data.get());
+        if (b < 0) return std::nullopt;
+        f.outputBuffers.push_back(b);
+        f.outputBytes.push_back(out.count() * elemBytes(out.type));
+    }
+    for (const auto& slot : snapshots) {
+        std::vector<void*> ptrs;
+        for (const auto& b : slot) ptrs.push_back(b.get());
+        f.snapshots.push_back(std::move(ptrs));
+    }
+    return f;
+}
+
+Status timeIsolatedCandidate(RunContext& ctx, const HostFreshInputs* fresh, std::vector<int>& kept)
 {
     CandidateHost& host = *hostOf(ctx);
     const RerunOptions& o = ctx.request.options;
     RerunResult& r = ctx.result;
     const TimingConfig config = timingConfigFor(o);
     KWB_RETURN_IF_ERROR(host.time(ctx.soBuffers, ctx.sizeArgs, ctx.gpu.stream, config, o.cupti, r.candidateTiming,
-        r.candidateCupti));
+        r.candidateCupti, fresh, kept));
     // The runner's own clock: each call synchronised, the channel's round trip
     // taken out. The child cannot make this clock run slower, so a host that
     // reports event times its calls do not take shows here.

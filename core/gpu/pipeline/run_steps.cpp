@@ -24,6 +24,7 @@
 #include "gpu/references/reference_kernels.h"
 #include "gpu/timing/timed_run.h"
 #include "rerun/own_kernels.h"
+#include "rerun/trial_plan.h"
 #include "problems/coverage_grid.h"
 #include "problems/output_metrics.h"
 #include "problems/roofline.h"
@@ -302,12 +303,23 @@ Status inputsStep(RunContext& ctx, std::uint64_t trial)
     return Status::ok();
 }
 
-Status timedInputsStep(RunContext& ctx, std::uint64_t trial, cudaStream_t stream)
+TimedSeeds timedSeeds(const RunContext& ctx)
 {
     // A fixed-seed problem keeps its inputs fixed (its outputs may be defined only for them).
     const bool fixed = ctx.request.problem.seed.kind == SeedPolicy::Kind::Fixed;
-    const std::uint64_t base = fixed ? ctx.request.options.seed : ctx.nonce;
-    const std::uint64_t t = fixed ? 0 : trial;
+    return {fixed ? ctx.request.options.seed : ctx.nonce, fixed};
+}
+
+GenParams inputParamsOf(const Tensor& in)
+{
+    return genParamsOf(*in.def, 0);
+}
+
+Status timedInputsStep(RunContext& ctx, std::uint64_t trial, cudaStream_t stream)
+{
+    const TimedSeeds seeds = timedSeeds(ctx);
+    const std::uint64_t base = seeds.base;
+    const std::uint64_t t = seeds.fixed ? 0 : trial;
     for (auto& in : ctx.inputs) {
         KWB_RETURN_IF_ERROR(generateTensor(in.data.get(), in.count(), in.type,
             genParamsOf(*in.def, deriveSeed(base, t, static_cast<std::uint64_t>(in.index))), stream));
@@ -660,26 +672,23 @@ Status timingStep(RunContext& ctx)
     TimingWindow window(ctx.gpu.timer, ctx.gpu.stream, timingConfigFor(o), o.cupti);
     const int trials = std::max(1, o.trials);
     const auto timedTrial = static_cast<std::uint64_t>(std::max(1, o.correctnessTrials));
-    const bool fresh = o.freshInputs && !timedByHost(ctx);
+    const bool fresh = o.freshInputs;
 
     // Fresh inputs: every timed trial gets new contents in the same buffers
     // (seeded from the run's nonce); the outputs of every k-th batch end and of
     // the last trial are set aside (a device copy behind the stop event) and
-    // compared with the reference after the loop, outside the CUPTI window.
+    // compared with the reference after the loop, outside the CUPTI window. A
+    // shared object in its candidate host gets the same inside the host's loop
+    // (gpu/isolation): the host draws the contents and fills these snapshots.
     TrialHooks hooks;
-    std::vector<int> checkedTrials;
+    std::vector<int> checked; // which timed trials were set aside, decided by the timer's plan
     std::vector<std::vector<DeviceBuffer>> snapshots;
     const int every = std::max(kTimingBatch, (std::max(1, o.checkEvery) + kTimingBatch - 1) / kTimingBatch * kTimingBatch);
     if (fresh) {
-        int trialCounter = 0;
-        hooks.refresh = [&ctx, &trialCounter](cudaStream_t st) {
-            return timedInputsStep(ctx, kTimedTrialBase + static_cast<std::uint64_t>(trialCounter++), st);
-        };
-        for (int i = 0; i < trials; ++i)
-            if ((i + 1) % every == 0 || i + 1 == trials) checkedTrials.push_back(i);
         // The copies set aside must fit next to the problem (suite outputs reach 7.6 GB):
         // at most a quarter of the free memory and 8 GiB; fewer checked trials, evenly
-        // spread and always the last, when they do not.
+        // spread and always the last, when they do not. Sized for the trials asked for
+        // (a time budget only cuts them).
         std::int64_t snapshotBytes = 0;
         for (const auto& t : ctx.outputs) snapshotBytes += t.count() * elemBytes(t.type);
         std::size_t freeBytes = 0;
@@ -687,24 +696,25 @@ Status timingStep(RunContext& ctx)
         if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) cudaGetLastError();
         const std::int64_t budget = std::min<std::int64_t>(static_cast<std::int64_t>(freeBytes) / 4, 8LL << 30);
         const auto fit = static_cast<std::size_t>(std::max<std::int64_t>(1, budget / std::max<std::int64_t>(snapshotBytes, 1)));
-        if (checkedTrials.size() > fit) {
-            std::vector<int> kept;
-            const std::size_t n = checkedTrials.size();
-            for (std::size_t j = 0; j < fit; ++j) kept.push_back(checkedTrials[n - 1 - (j * n) / fit]);
-            std::sort(kept.begin(), kept.end());
-            kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
-            checkedTrials = kept;
-        }
-        for (std::size_t j = 0; j < checkedTrials.size(); ++j) {
+        const std::size_t slots = checkedTrials(trials, every, fit).size();
+        for (std::size_t j = 0; j < slots; ++j) {
             std::vector<DeviceBuffer> outs(ctx.outputs.size());
             for (std::size_t i = 0; i < ctx.outputs.size(); ++i)
                 KWB_RETURN_IF_ERROR(outs[i].allocate(ctx.outputs[i].count() * elemBytes(ctx.outputs[i].type)));
             snapshots.push_back(std::move(outs));
         }
-        hooks.afterBatch = [&ctx, &checkedTrials, &snapshots](int last) {
-            auto it = std::find(checkedTrials.begin(), checkedTrials.end(), last);
-            if (it == checkedTrials.end()) return Status::ok();
-            auto& outs = snapshots[static_cast<std::size_t>(it - checkedTrials.begin())];
+        int trialCounter = 0;
+        hooks.plan = [&checked, &snapshots, every](int n) {
+            checked = checkedTrials(n, every, snapshots.size());
+            return Status::ok();
+        };
+        hooks.refresh = [&ctx, &trialCounter](cudaStream_t st) {
+            return timedInputsStep(ctx, kTimedTrialBase + static_cast<std::uint64_t>(trialCounter++), st);
+        };
+        hooks.afterBatch = [&ctx, &checked, &snapshots](int last) {
+            auto it = std::find(checked.begin(), checked.end(), last);
+            if (it == checked.end()) return Status::ok();
+            auto& outs = snapshots[static_cast<std::size_t>(it - checked.begin())];
             for (std::size_t i = 0; i < ctx.outputs.size(); ++i)
                 KWB_CUDA_CHECK(cudaMemcpyAsync(outs[i].get(), ctx.outputs[i].data.get(),
                     static_cast<std::size_t>(outs[i].bytes()), cudaMemcpyDeviceToDevice, ctx.gpu.stream));
@@ -714,24 +724,31 @@ Status timingStep(RunContext& ctx)
         KWB_RETURN_IF_ERROR(inputsStep(ctx, timedTrial));
     }
     std::optional<double> hostCandidate;
-    // A shared object runs in its sandboxed host, which times itself (gpu/isolation); fresh
-    // contents are not written inside that child's loop yet, so it is timed without them.
-    Status s = timedByHost(ctx)
-        ? timeIsolatedCandidate(ctx)
-        : window.time([&ctx](cudaStream_t st) { return launchCandidate(ctx, st); }, ctx.task, "timing",
-              r.candidateTiming, r.candidateCupti, fresh ? &hooks : nullptr, o.hostTimer ? &hostCandidate : nullptr);
+    // A shared object runs in its sandboxed host, which times itself (gpu/isolation).
+    bool freshDone = fresh;
+    Status s = Status::ok();
+    if (timedByHost(ctx)) {
+        auto plan = fresh ? hostFreshInputs(ctx, kTimedTrialBase, every, snapshots) : std::optional<HostFreshInputs>();
+        freshDone = plan.has_value();
+        s = timeIsolatedCandidate(ctx, plan ? &*plan : nullptr, checked);
+    } else {
+        s = window.time([&ctx](cudaStream_t st) { return launchCandidate(ctx, st); }, ctx.task, "timing",
+            r.candidateTiming, r.candidateCupti, fresh ? &hooks : nullptr, o.hostTimer ? &hostCandidate : nullptr);
+    }
     if (!s.isOk()) return recordFailure(ctx, s, candidateFailureStatus(ctx, RerunStatus::LaunchError));
     KWB_RETURN_IF_ERROR(checkpoint(ctx, RerunStatus::Fault));
     if (ctx.stopped) return Status::ok();
     r.markCheck(check::kTiming);
     if (o.resetPersistingL2) r.markCheck(check::kPersistingL2Reset);
 
-    if (fresh) {
+    // The trials the timer ran (a time budget may have cut them).
+    const int timed = r.candidateTiming ? std::max(1, r.candidateTiming->trials) : trials;
+    if (freshDone && r.candidateTiming) {
         FreshInputsCheck f;
-        f.timedIterations = trials;
+        f.timedIterations = timed;
         f.nonce = hashHex(ctx.nonce);
-        for (std::size_t j = 0; j < checkedTrials.size(); ++j) {
-            KWB_RETURN_IF_ERROR(timedInputsStep(ctx, kTimedTrialBase + static_cast<std::uint64_t>(checkedTrials[j]), ctx.gpu.stream));
+        for (std::size_t j = 0; j < checked.size() && j < snapshots.size(); ++j) {
+            KWB_RETURN_IF_ERROR(timedInputsStep(ctx, kTimedTrialBase + static_cast<std::uint64_t>(checked[j]), ctx.gpu.stream));
             std::vector<const void*> snaps;
             for (auto& b : snapshots[j]) snaps.push_back(b.get());
             KWB_ASSIGN_OR_RETURN(auto metrics, compareWithReference(ctx, snaps));
@@ -760,7 +777,7 @@ Status timingStep(RunContext& ctx)
 
     // State drift: one more checked run after the loop, on the last timed trial's inputs.
     if (o.postTiming) {
-        KWB_ASSIGN_OR_RETURN(r.postTiming, checkedRunOn(ctx, kTimedTrialBase + static_cast<std::uint64_t>(trials - 1)));
+        KWB_ASSIGN_OR_RETURN(r.postTiming, checkedRunOn(ctx, kTimedTrialBase + static_cast<std::uint64_t>(timed - 1)));
         if (ctx.stopped) return Status::ok();
         r.markCheck(check::kPostTiming);
     }

@@ -20,6 +20,7 @@
 // request, or cancellation). Steps after prepareStep need the ones before.
 #include <cstdint>
 
+#include "gpu/checks/input_generator.h"
 #include "gpu/pipeline/run_context.h"
 
 namespace kwb::gpu {
@@ -31,6 +32,15 @@ Status allocateStep(RunContext& ctx);
 Status inputsStep(RunContext& ctx, std::uint64_t trial);
 // Inputs of timed trial `trial` (or per-call call), seeded from ctx.nonce, enqueued on `stream`.
 Status timedInputsStep(RunContext& ctx, std::uint64_t trial, cudaStream_t stream);
+// What timedInputsStep draws from, for a candidate host that draws the same
+// contents in its own loop: input `in`'s distribution (seed 0), and the base
+// seed (fixed: every trial draws trial 0's seeds).
+struct TimedSeeds {
+    std::uint64_t base = 0;
+    bool fixed = false;
+};
+TimedSeeds timedSeeds(const RunContext& ctx);
+GenParams inputParamsOf(const Tensor& in);
 // The reference on the current inputs, then each output of the candidate (its
 // current contents, or `snapshots[i]` when given) compared with it; the
 // reference buffers are cleared afterwards so no expected output lingers.

@@ -140,7 +140,8 @@ std::vector<SanitizerReport> runSanitizerPass(const RerunRequest& request, const
         const long seconds = static_cast<long>(std::max(10.0, timeoutS * 10.0));
         const std::string cmd = "timeout " + std::to_string(seconds) + " " + shellQuote(sanitizer) + " --tool " + tool
             + " --log-file " + shellQuote(logPath.string()) + " --print-limit 20 " + shellQuote(runnerPath)
-            + " --correctness-only > /dev/null 2>&1";
+            + " --correctness-only > " + shellQuote((dir / (tool + ".out")).string()) + " 2> "
+            + shellQuote((dir / (tool + ".err")).string());
         FILE* pipe = ::popen(cmd.c_str(), "w");
         if (!pipe) {
             r.errors = -1;
@@ -154,9 +155,24 @@ std::vector<SanitizerReport> runSanitizerPass(const RerunRequest& request, const
         std::stringstream text;
         text << in.rdbuf();
         r = parseSanitizerLog(tool, text.str());
+        // "0 errors" means something only if the candidate ran under the tool: the
+        // runner must have answered with a result line.
+        const auto slurp = [](const fs::path& p) {
+            std::ifstream f(p);
+            std::stringstream t;
+            t << f.rdbuf();
+            return t.str();
+        };
+        const std::string out = slurp(dir / (tool + ".out"));
         if (text.str().empty()) {
             r.errors = -1;
             r.firstReport = "compute-sanitizer wrote no report (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
+        } else if (out.find("\"type\":\"result\"") == std::string::npos) {
+            std::string err = slurp(dir / (tool + ".err"));
+            if (err.size() > 400) err = err.substr(err.size() - 400);
+            r.errors = -1;
+            r.firstReport = "the runner under compute-sanitizer returned no result (exit status " +
+                            std::to_string(WEXITSTATUS(status)) + "): " + err;
         }
         fs::remove_all(dir, ec);
         reports.push_back(r);

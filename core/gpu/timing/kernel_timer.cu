@@ -280,6 +280,7 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
     for (int i = warm; i < warmup; ++i) KWB_RETURN_IF_ERROR(launch(stream));
     KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
     if (ctx.cancelled()) return Status(ErrorCode::Cancelled, "cancelled");
+    if (hooks && hooks->plan) KWB_RETURN_IF_ERROR(hooks->plan(trials));
 
     Events ev;
     ev.start.resize(static_cast<std::size_t>(trials), nullptr);

@@ -70,6 +70,9 @@ struct TimingConfig {
 
 // Per-trial work around the timed launches, all outside the events.
 struct TrialHooks {
+    // Called once, before the first timed trial, with how many trials run (a
+    // time budget may cut what was asked for): which trials to set aside.
+    std::function<Status(int trials)> plan;
     // Enqueued on the stream before each timed trial's flush (so behind the
     // batch gate): fresh input contents in the same buffers.
     LaunchFn refresh;
