@@ -57,7 +57,7 @@ std::string_view checkOfFlag(std::string_view code)
     if (code == kBatchSkip) return check::kPerCall;
     if (code == kNoOwnKernel || code == kLibraryDominated) return check::kOwnKernels;
     if (code == kTimerMismatch) return check::kHostTimer;
-    if (code == kSanitizerError) return check::kSanitizer;
+    if (code == kSanitizerError || code == kSanitizerNotRun) return check::kSanitizer;
     if (code == kAdversarialFailure) return check::kAdversarial;
     if (code == kTampering) return check::kIsolation;
     return "status"; // fault, timeout, oom, compile/launch errors, not_run
@@ -220,6 +220,13 @@ void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vect
                 "error");
             break;
         }
+    // A tool that never ran the candidate found nothing, and must not read as "clean".
+    for (const auto& s : r.sanitizer)
+        if (s.errors < 0) {
+            add(flags, flagcode::kSanitizerNotRun,
+                "compute-sanitizer " + s.tool + " did not check the candidate: " + firstLine(s.firstReport), "info");
+            break;
+        }
 
     // Odd shapes: a kernel written for the problem's sizes (float4 loads, no tail) is not
     // cheating at those sizes: a note.
@@ -249,28 +256,35 @@ void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vect
 std::vector<Flag> deriveFlags(const RerunResult& r, const FlagThresholds& t)
 {
     std::vector<Flag> flags;
+    // A failed run still names a tampering attempt (a forged reply ends the run as a fault).
+    const auto failed = [&r](std::vector<Flag>& f) {
+        if (r.isolation && !r.isolation->violations.empty())
+            add(f, flagcode::kTampering, "the candidate tried to reach the harness: " + namesOf(r.isolation->violations, 3),
+                "error");
+        return f;
+    };
     switch (r.status) {
     case RerunStatus::Ok: break;
     case RerunStatus::Fault:
         add(flags, flagcode::kFault, "the candidate faulted: " + firstLine(r.message), "error");
-        return flags;
+        return failed(flags);
     case RerunStatus::Timeout:
         add(flags, flagcode::kTimeout, "the candidate did not finish: " + firstLine(r.message), "error");
-        return flags;
+        return failed(flags);
     case RerunStatus::OutOfMemory:
         add(flags, flagcode::kOutOfMemory, "out of memory: " + firstLine(r.message), "error");
-        return flags;
+        return failed(flags);
     case RerunStatus::CompileError:
         add(flags, flagcode::kCompileError, "the candidate does not compile: " + firstLine(r.message), "error");
-        return flags;
+        return failed(flags);
     case RerunStatus::LaunchError:
         add(flags, flagcode::kLaunchError, "the candidate could not be launched: " + firstLine(r.message), "error");
-        return flags;
+        return failed(flags);
     case RerunStatus::NoDevice:
     case RerunStatus::Unsupported:
     case RerunStatus::InternalError:
         add(flags, flagcode::kNotRun, std::string("not re-run (") + rerunStatusName(r.status) + "): " + firstLine(r.message), "info");
-        return flags;
+        return failed(flags);
     }
 
     // Correctness on fresh inputs.

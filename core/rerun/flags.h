@@ -35,6 +35,7 @@ inline constexpr std::string_view kLibraryDominated = "library_dominated";   // 
 inline constexpr std::string_view kTimerMismatch = "timer_mismatch";         // host wall clock beyond the events
 inline constexpr std::string_view kHostBoundTiming = "host_bound_timing";    // the events timed the GPU waiting on the host
 inline constexpr std::string_view kSanitizerError = "sanitizer_error";
+inline constexpr std::string_view kSanitizerNotRun = "sanitizer_not_run"; // note: a tool could not run the candidate
 inline constexpr std::string_view kAdversarialFailure = "adversarial_failure";
 inline constexpr std::string_view kTampering = "tampering";
 } // namespace flagcode

@@ -163,7 +163,7 @@ void applyRerunToRecord(EvalRecord& record, const RerunResult& result)
         flagcode::kNondeterministic, flagcode::kInputMutation, flagcode::kFault, flagcode::kTimeout,
         flagcode::kOutOfMemory, flagcode::kIncorrect, flagcode::kCompileError, flagcode::kLaunchError, flagcode::kNotRun,
         flagcode::kMemoizedOutput, flagcode::kStateDrift, flagcode::kBatchSkip, flagcode::kNoOwnKernel,
-        flagcode::kLibraryDominated, flagcode::kTimerMismatch, flagcode::kHostBoundTiming, flagcode::kSanitizerError,
+        flagcode::kLibraryDominated, flagcode::kTimerMismatch, flagcode::kHostBoundTiming, flagcode::kSanitizerError, flagcode::kSanitizerNotRun,
         flagcode::kAdversarialFailure,
         flagcode::kTampering};
     v.flags.erase(std::remove_if(v.flags.begin(), v.flags.end(),

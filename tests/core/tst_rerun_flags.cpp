@@ -80,6 +80,7 @@ private Q_SLOTS:
     void exploitClasses();
     void thresholds();
     void expectationAlternatives();
+    void tamperingOnAFailedRun();
     void precisionFromData();
     void newChecksQuietWhenClean();
     void halfPrecisionNames_data();
@@ -274,6 +275,31 @@ void TestRerunFlags::expectationAlternatives()
     QVERIFY(kwb::expectationRaised("incorrect|fault", {"excessive_speedup", "fault"}));
     QVERIFY(!kwb::expectationRaised("incorrect|fault", {"excessive_speedup"}));
     QVERIFY(!kwb::expectationRaised("incorrect", {}));
+}
+
+void TestRerunFlags::tamperingOnAFailedRun()
+{
+    // A forged line in the candidate host's channel ends the run as a fault; the flags
+    // must still say why (the H200 matrix of 2026-12-02 showed only "fault").
+    kwb::RerunResult r;
+    r.status = kwb::RerunStatus::Fault;
+    r.message = "tampering: frame length 1919951483 out of range";
+    r.isolation = kwb::IsolationInfo{"separate", "landlock+seccomp", "", {"the candidate wrote into the host's channel"}};
+    const auto flags = kwb::deriveFlags(r);
+    std::vector<std::string> codes;
+    for (const auto& f : flags) codes.push_back(f.code);
+    QCOMPARE(codes, (std::vector<std::string>{"fault", "tampering"}));
+    r.isolation->violations.clear();
+    QCOMPARE(kwb::deriveFlags(r).size(), std::size_t(1));
+    // A sanitizer tool that never ran the candidate is a note, not a clean pass.
+    kwb::RerunResult ok;
+    ok.status = kwb::RerunStatus::Ok;
+    ok.sanitizer.push_back(kwb::SanitizerReport{"memcheck", -1, "the runner under compute-sanitizer returned no result"});
+    const auto notes = kwb::deriveFlags(ok);
+    QCOMPARE(notes.size(), std::size_t(1));
+    QCOMPARE(notes[0].code, std::string("sanitizer_not_run"));
+    QVERIFY(kwb::isNoteFlag(notes[0]));
+    QCOMPARE(std::string(kwb::checkOfFlag(notes[0].code)), std::string("sanitizer"));
 }
 
 void TestRerunFlags::thresholds()

@@ -116,6 +116,15 @@ std::vector<SanitizerReport> runSanitizerPass(const RerunRequest& request, const
 {
     std::vector<SanitizerReport> reports;
     const std::string sanitizer = computeSanitizerPath();
+    // The runner's own path, resolved here: handed on as /proc/self/exe it would name
+    // compute-sanitizer itself once that execs its target (the H200 run of 2026-12-02:
+    // "Target application terminated before first instrumented API call").
+    std::string target = runnerPath;
+    if (target.rfind("/proc/self/", 0) == 0) {
+        std::error_code linkError;
+        const std::filesystem::path resolved = std::filesystem::read_symlink(target, linkError);
+        if (!linkError) target = resolved.string();
+    }
     RerunRequest child = request;
     child.options.sanitize.clear();
     child.options.trials = 0;
@@ -139,7 +148,7 @@ std::vector<SanitizerReport> runSanitizerPass(const RerunRequest& request, const
         fs::remove(logPath, ec);
         const long seconds = static_cast<long>(std::max(10.0, timeoutS * 10.0));
         const std::string cmd = "timeout " + std::to_string(seconds) + " " + shellQuote(sanitizer) + " --tool " + tool
-            + " --log-file " + shellQuote(logPath.string()) + " --print-limit 20 " + shellQuote(runnerPath)
+            + " --log-file " + shellQuote(logPath.string()) + " --print-limit 20 " + shellQuote(target)
             + " --correctness-only > " + shellQuote((dir / (tool + ".out")).string()) + " 2> "
             + shellQuote((dir / (tool + ".err")).string());
         FILE* pipe = ::popen(cmd.c_str(), "w");
@@ -170,9 +179,11 @@ std::vector<SanitizerReport> runSanitizerPass(const RerunRequest& request, const
         } else if (out.find("\"type\":\"result\"") == std::string::npos) {
             std::string err = slurp(dir / (tool + ".err"));
             if (err.size() > 400) err = err.substr(err.size() - 400);
+            std::string log = text.str();
+            if (log.size() > 600) log = log.substr(log.size() - 600);
             r.errors = -1;
             r.firstReport = "the runner under compute-sanitizer returned no result (exit status " +
-                            std::to_string(WEXITSTATUS(status)) + "): " + err;
+                            std::to_string(WEXITSTATUS(status)) + "): " + err + (err.empty() ? "" : "; ") + "log: " + log;
         }
         fs::remove_all(dir, ec);
         reports.push_back(r);

@@ -4,6 +4,7 @@
 // for the coverage scan) and copies it into the output instead of computing.
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -54,8 +55,10 @@ CUdeviceptr findAllocation(GetRange range, CUdeviceptr from, std::size_t bytes, 
         bool mine = false;
         for (int i = 0; i < ownCount; ++i) mine = mine || own[i] == base;
         if (!mine && size == bytes) return base;
-        off = static_cast<std::int64_t>(base + size - from) - static_cast<std::int64_t>(kStep) + 1;
-        off = (off / static_cast<std::int64_t>(kStep)) * static_cast<std::int64_t>(kStep);
+        // Past this allocation, never backwards (an imported mapping may report a range
+        // that ends before the probed address).
+        const std::int64_t past = static_cast<std::int64_t>(base + size - from) - static_cast<std::int64_t>(kStep);
+        off = std::max(off, past - past % static_cast<std::int64_t>(kStep));
     }
     return 0;
 }
