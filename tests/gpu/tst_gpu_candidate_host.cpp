@@ -64,6 +64,12 @@ void timingCheck()
     kwb::TimingStats bad = t;
     bad.medianMs = bad.maxMs * 2;
     GT_CHECK(!kwb::gpu::implausibleHostTiming(bad, 5, 20.0).empty());
+    // The trials a host set aside for fresh inputs: exactly the checked trials of what it ran.
+    GT_CHECK(kwb::gpu::implausibleKeptTrials({9, 19}, 20, 10, 2).empty());
+    GT_CHECK(kwb::gpu::implausibleKeptTrials({9}, 10, 10, 2).empty()); // a budget cut it to 10
+    GT_CHECK(!kwb::gpu::implausibleKeptTrials({19}, 20, 10, 2).empty()); // one left out
+    GT_CHECK(!kwb::gpu::implausibleKeptTrials({9, 18}, 20, 10, 2).empty()); // not a checked trial
+    GT_CHECK(!kwb::gpu::implausibleKeptTrials({}, 20, 10, 2).empty());
 }
 
 void hostStartsOrSaysWhy(bool device)
