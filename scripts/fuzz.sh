@@ -47,10 +47,13 @@ for h in "${harnesses[@]}"; do
   [ -n "$d" ] && args+=(-dict="$root/tests/fuzz/dict/$d.dict")
   echo "== fuzz_$h for ${secs}s"
   log="$build/fuzz-logs/$h.log"
-  # A small quarantine released to the OS: with ASan's defaults the allocator's
-  # held memory alone passes -rss_limit_mb within an hour on a fast harness
-  # (fuzz_size_expression: 44 MB to 1.4 GB at 17k runs/s, 350 MB for one input repeated).
-  if ! (cd "$build" && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=16:allocator_release_to_os_interval_ms=1000} "$build/tests/fuzz/fuzz_$h" "${args[@]}" "$work" "$root/tests/fuzz/corpus/$h") >"$log" 2>&1; then
+  # ASan's own memory must not reach -rss_limit_mb in an hour: its quarantine, freed
+  # memory kept from the OS, and a stack depot that keeps every distinct allocation
+  # stack (a recursive-descent parser makes new ones at every depth). With the defaults
+  # fuzz_size_expression grew from 44 MB to 1.4 GB in 35 minutes (one input repeated:
+  # 350 MB flat). Allocation stacks in reports are cut to 3 frames; the faulting access's
+  # own stack stays whole.
+  if ! (cd "$build" && ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:quarantine_size_mb=16:allocator_release_to_os_interval_ms=1000:malloc_context_size=3} "$build/tests/fuzz/fuzz_$h" "${args[@]}" "$work" "$root/tests/fuzz/corpus/$h") >"$log" 2>&1; then
     echo "fuzz_$h FAILED: see $log and $build/fuzz-artifacts/"
     grep -E "ERROR|SUMMARY|invariant" "$log" | head -5 || true
     status=1
