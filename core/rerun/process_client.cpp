@@ -364,7 +364,8 @@ Result<RerunResult> ProcessClient::execute(const RerunRequest& request, const Ta
         KWB_RETURN_IF_ERROR(writeLine(line));
     }
     const auto started = Clock::now();
-    ReadOutcome out = readUntilReply(request.id, request.options.timeoutS, ctx, false);
+    const double deadlineS = replyDeadlineS(request.options);
+    ReadOutcome out = readUntilReply(request.id, deadlineS, ctx, false);
 
     RerunResult r;
     r.id = request.id;
@@ -393,7 +394,7 @@ Result<RerunResult> ProcessClient::execute(const RerunRequest& request, const Ta
     case ReadOutcome::Kind::TimedOut:
         stop(false);
         r.status = RerunStatus::Timeout;
-        r.message = "no result after " + std::to_string(static_cast<long long>(request.options.timeoutS + 0.5))
+        r.message = "no result after " + std::to_string(static_cast<long long>(deadlineS + 0.5))
             + " s (last stage: " + (out.lastStage.empty() ? std::string("none") : out.lastStage)
             + "); kwb-runner was killed and a fresh one will serve the next request";
         r.wallMs = secondsSince(started) * 1e3;

@@ -2,7 +2,7 @@
 // The parent side of the process model: an Executor that forwards requests to
 // a kwb-runner child process over pipes and survives whatever the candidate
 // does. On a crash (the child exits or dies by a signal), a timeout (no result
-// within options.timeoutS: the child is killed) or a broken protocol stream it
+// within replyDeadlineS(options): the child is killed) or a broken protocol stream it
 // answers with a RerunResult whose status says why (Fault, Timeout,
 // OutOfMemory) and starts a fresh runner for the next request.
 //

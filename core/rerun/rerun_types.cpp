@@ -16,6 +16,17 @@ const std::vector<std::string_view>& allCheckNames()
     return names;
 }
 
+double sanitizerToolLimitS(double timeoutS)
+{
+    return std::max(10.0, timeoutS * 10.0);
+}
+
+double replyDeadlineS(const RerunOptions& options)
+{
+    // + 5 s per tool: the tool's own start-up and the log read after its limit fires.
+    return options.timeoutS + static_cast<double>(options.sanitize.size()) * (sanitizerToolLimitS(options.timeoutS) + 5.0);
+}
+
 double TimingStats::correctedMedianMs() const
 {
     return eventOverheadMs ? std::max(0.0, medianMs - *eventOverheadMs) : medianMs;

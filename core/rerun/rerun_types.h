@@ -24,7 +24,7 @@ struct RerunOptions {
     std::int32_t correctnessTrials = 3;  // trials with fresh inputs (seed policy permitting)
     std::int32_t coverageRows = 32;      // requested coverage-grid resolution
     std::int32_t coverageCols = 32;
-    double timeoutS = 120.0;             // the parent kills the runner after this long
+    double timeoutS = 120.0;             // the candidate's limit; the parent kills the runner after replyDeadlineS()
     std::uint64_t seed = 42;             // overrides ProblemSpec::seed.base
     bool timeReference = true;
     bool cupti = true;                   // CUPTI activity tracing of the timed window
@@ -41,6 +41,15 @@ struct RerunOptions {
     bool adversarial = false;            // adversarial value sets + three bitwise runs
     bool oddShapes = false;              // adversarial: an odd/non-power-of-two shape where sizes allow
 };
+
+// compute-sanitizer runs the candidate 10-100x slower than it runs alone: each
+// tool gets its own limit, and the parent waits for the whole pass on top of
+// the candidate's own timeoutS (the H200 run of 2026-12-02: a 10 s limit killed
+// every sanitized re-run once the pass really ran the candidate).
+double sanitizerToolLimitS(double timeoutS);
+// How long the parent waits for a request's reply: timeoutS plus each
+// requested sanitizer tool's limit.
+double replyDeadlineS(const RerunOptions& options);
 
 // Names of the checks a verdict can pass through (RerunResult::checksRun).
 namespace check {
@@ -87,7 +96,7 @@ enum class RerunStatus : std::uint8_t {
     CompileError,  // NVRTC / nvcc rejected the source
     LaunchError,   // bad launch configuration, missing entry point, kwb_launch returned non-zero
     Fault,         // CUDA fault (illegal address, ...) or the runner crashed
-    Timeout,       // the parent killed the runner after options.timeoutS
+    Timeout,       // the parent killed the runner after replyDeadlineS(options)
     OutOfMemory,   // device or host allocation failed
     NoDevice,      // no usable CUDA device
     Unsupported,   // reference or dtype the runner does not implement

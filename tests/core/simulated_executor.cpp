@@ -56,6 +56,8 @@ Result<RerunResult> SimulatedExecutor::execute(const RerunRequest& request, cons
     if (id.find("hang") != std::string::npos)
         while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
     if (id.find("slow") != std::string::npos) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // A compute-sanitizer pass: longer than the candidate's own limit, within the pass's.
+    if (id.find("sanitized") != std::string::npos) std::this_thread::sleep_for(std::chrono::milliseconds(1200));
     if (id.find("garbage") != std::string::npos && m_protocolFd >= 0) {
         const char stray[] = "this is not JSON\n{\"protocol\":\"kwb.rerun/0\",\"type\":\"result\"}\n\n[1,2,3]\n";
         (void)!::write(m_protocolFd, stray, sizeof stray - 1);

@@ -56,6 +56,7 @@ private Q_SLOTS:
     void crashesBecomeFaults_data();
     void crashesBecomeFaults();
     void hangBecomesTimeout();
+    void sanitizerPassGetsItsOwnLimit();
     void externalSigkillBecomesOom();
     void fatalResultRestartsRunner();
     void strayOutputIsTolerated();
@@ -153,6 +154,28 @@ void TestRerunProcess::hangBecomesTimeout()
         QCOMPARE(next->status, RerunStatus::Ok);
     }
     QCOMPARE(client.restarts(), 1);
+}
+
+void TestRerunProcess::sanitizerPassGetsItsOwnLimit()
+{
+    RerunOptions o;
+    o.timeoutS = 0.5;
+    QCOMPARE(replyDeadlineS(o), 0.5);
+    o.sanitize = {"memcheck", "initcheck"};
+    QCOMPARE(sanitizerToolLimitS(0.5), 10.0);
+    QCOMPARE(sanitizerToolLimitS(60.0), 600.0);
+    QCOMPARE(replyDeadlineS(o), 0.5 + 2 * 15.0);
+
+    // The same 1.2 s run: killed at the candidate's 0.5 s without the pass, answered with it.
+    ProcessClient client(fakeRunner());
+    auto plain = client.execute(makeRequest("sanitized_pass", 0.5), {});
+    QVERIFY2(plain.isOk(), plain.status().toString().c_str());
+    QCOMPARE(plain->status, RerunStatus::Timeout);
+    RerunRequest req = makeRequest("sanitized_pass", 0.5);
+    req.options.sanitize = {"memcheck"};
+    auto sanitized = client.execute(req, {});
+    QVERIFY2(sanitized.isOk(), sanitized.status().toString().c_str());
+    QCOMPARE(sanitized->status, RerunStatus::Ok);
 }
 
 void TestRerunProcess::externalSigkillBecomesOom()

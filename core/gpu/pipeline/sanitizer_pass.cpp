@@ -130,6 +130,8 @@ std::vector<SanitizerReport> runSanitizerPass(const RerunRequest& request, const
     child.options.trials = 0;
     child.options.perCall = false;
     child.options.adversarial = false;
+    // The child's own watchdogs (the candidate host's) at the tool's pace, inside its limit.
+    child.options.timeoutS = sanitizerToolLimitS(timeoutS) * 0.9;
     const std::string input = encodeMessage(child) + encodeMessage(ShutdownRequest{"sanitizer-end"});
     for (const auto& tool : request.options.sanitize) {
         SanitizerReport r;
@@ -146,7 +148,7 @@ std::vector<SanitizerReport> runSanitizerPass(const RerunRequest& request, const
         fs::create_directories(dir, ec);
         const fs::path logPath = dir / (tool + ".log");
         fs::remove(logPath, ec);
-        const long seconds = static_cast<long>(std::max(10.0, timeoutS * 10.0));
+        const long seconds = static_cast<long>(sanitizerToolLimitS(timeoutS));
         const std::string cmd = "timeout " + std::to_string(seconds) + " " + shellQuote(sanitizer) + " --tool " + tool
             + " --log-file " + shellQuote(logPath.string()) + " --print-limit 20 " + shellQuote(target)
             + " --correctness-only > " + shellQuote((dir / (tool + ".out")).string()) + " 2> "

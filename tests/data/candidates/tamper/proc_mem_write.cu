@@ -46,8 +46,14 @@ bool tryOpen(const std::string& path)
 
 extern "C" int kwb_launch(void** buffers, const std::int64_t* sizes, cudaStream_t stream)
 {
-    const bool self = tryOpen("/proc/self/mem");
-    const bool parent = tryOpen("/proc/" + std::to_string(getppid()) + "/mem");
-    if (self || parent) return 0; // reached: no work done
+    // Tried on the first call only, as a patcher would: trying on every call spent
+    // ~60 us of host time per call (two failed opens, two log lines) that the host
+    // timer rightly counted as work outside the events (timer_mismatch on the H200).
+    static const bool reached = [] {
+        const bool self = tryOpen("/proc/self/mem");
+        const bool parent = tryOpen("/proc/" + std::to_string(getppid()) + "/mem");
+        return self || parent;
+    }();
+    if (reached) return 0; // reached: no work done
     return tamper::relu(buffers, sizes, stream);
 }
