@@ -60,7 +60,37 @@ def facts(r):
         "max_abs": max((o.get("max_abs_error") for o in outs if isinstance(o.get("max_abs_error"), (int, float))),
                        default=None),
         "tolerance": (rr.get("tolerance") or {}).get("atol"),
+        "events_ms": (rr.get("candidate_timing") or {}).get("median_ms"),
+        "host_ms": (rr.get("host_timing") or {}).get("candidate_ms"),
+        "cupti": rr.get("candidate_cupti") or {},
     }
+
+
+def timer_section(rows):
+    """The records whose host clock disagreed with their events, with what the
+    CUPTI window saw per call: many launches or host syncs per call explain a
+    gap that is host time (the kernel costs more than its events say), not
+    hidden GPU work."""
+    tm = [f for f in rows if "timer_mismatch" in f["codes"]]
+    if not tm:
+        return
+    print("\n## Host clock against events (timer_mismatch)\n")
+    print("Per call: the events' median, the judge's host clock, and what CUPTI saw in the timed window "
+          "(GPU time, kernels and device-host copies per trial). A copy inside the call synchronises the "
+          "host; many launches per call make it launch-bound; either way the extra host time is the "
+          "kernel's real cost, which the events leave out.\n")
+    print("| model | problem | events ms | host ms | GPU ms per trial (CUPTI) | kernels per trial | copies per trial | "
+          "also |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for f in sorted(tm, key=lambda f: (f["level"] or 0, f["problem"] or 0, f["model"])):
+        cu, n = f["cupti"], f["trials"] or 0
+        per = lambda key: (cu.get(key) or 0) / n if n and cu.get("available") else None
+        gpu = ((cu.get("kernel_ms") or 0) + (cu.get("mem_op_ms") or 0)) / n if n and cu.get("available") else None
+        also = [c for c in f["codes"] if c in ("host_bound_timing", "library_dominated", "incorrect")]
+        print("| %s | L%s/%s %s | %s | %s | %s | %s | %s | %s |" % (
+            f["model"], f["level"], f["problem"], f["name"].split("_", 3)[-1][:24], fmt(f["events_ms"], "%.4g"),
+            fmt(f["host_ms"], "%.4g"), fmt(gpu, "%.4g"), fmt(per("kernel_count"), "%.0f"),
+            fmt(per("memcpy_count"), "%.1f"), ", ".join(also) or "-"))
 
 
 def verdict(f):
@@ -118,6 +148,8 @@ def main():
         len(partial), "" if not partial else ": " + ", ".join(
             "%s L%s/%s %s %.1f%%" % (f["model"], f["level"], f["problem"], f["id"][-8:], 100 * f["coverage"])
             for f in partial[:12])))
+
+    timer_section(rows)
 
     print("\n## Claimed against re-measured speedup, per model\n")
     print("A claim is the record's own speedup (KernelBench's, on its hardware); it holds when the re-run is "

@@ -203,11 +203,16 @@ void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vect
             ((cu.memcpyCount > 0 || cu.memsetCount > 0) && !(cu.memOpMs > 0.0)))
             return;
         const double gpu = (cu.kernelMs + cu.memOpMs) / ts->trials;
+        // Which trials the timer's gate did not hold says whether the host's enqueueing is the cause.
+        const std::string gate = !ts->ungatedTrials ? std::string()
+            : *ts->ungatedTrials > 0 ? "; " + std::to_string(*ts->ungatedTrials) + " of " + std::to_string(ts->trials)
+                    + " trials were not held behind the timer's gate (it gave up waiting for the host)"
+                                     : "; every trial was held behind the timer's gate, so the wait is inside the call";
         if (ts->medianMs > gpu * t.hostBoundRatio + t.hostBoundAbsMs)
             add(flags, flagcode::kHostBoundTiming,
                 std::string(who) + "'s events give " + fmt("%.4g ms", ts->medianMs) + " per call, its GPU work in the same "
                     "window " + fmt("%.4g ms", gpu) + " per trial (CUPTI): the GPU waited for the host inside the timed "
-                    "region, so the speedup compares launch latency, not kernels",
+                    "region, so the speedup compares launch latency, not kernels" + gate,
                 "warning");
     };
     hostBound(r.candidateTiming, r.candidateCupti, "the candidate");

@@ -122,6 +122,9 @@ struct TimingStats {
     // trial sequence, calibrated on a probe kernel against CUPTI (gpu/kernel_timer.h);
     // unset when CUPTI was not available.
     std::optional<double> eventOverheadMs;
+    // Trials no gate held (the host enqueued them as the GPU ran them, so their
+    // events may hold the host's launch time); unset when the timer had no gate.
+    std::optional<std::int32_t> ungatedTrials;
     // medianMs less the event bracket (never below 0); medianMs when uncalibrated.
     double correctedMedianMs() const;
 };

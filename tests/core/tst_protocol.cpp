@@ -61,6 +61,7 @@ RerunResult sampleResult()
     r.inputs.push_back({"a", "deadbeef", "deadbeef", false});
     r.candidateTiming = summarizeTimings({0.01, 0.011, 0.012}, true);
     r.candidateTiming->eventOverheadMs = 0.0026;
+    r.candidateTiming->ungatedTrials = 2;
     r.referenceTiming = summarizeTimings({0.03, 0.031, 0.032});
     r.speedup = 3.0;
     r.candidateCupti.available = true;
@@ -190,6 +191,8 @@ void TestProtocol::resultRoundTrip()
     QCOMPARE(*g.candidateTiming->eventOverheadMs, 0.0026);
     QVERIFY(std::fabs(g.candidateTiming->correctedMedianMs() - 0.0084) < 1e-15);
     QVERIFY(!g.referenceTiming->eventOverheadMs); // uncalibrated: no bracket, corrected = raw
+    QCOMPARE(g.candidateTiming->ungatedTrials.value_or(-1), 2);
+    QVERIFY(!g.referenceTiming->ungatedTrials); // unset: no gate, nothing said
     QCOMPARE(g.referenceTiming->correctedMedianMs(), 0.031);
     const std::string encoded = encodeMessage(g);
     QVERIFY(encoded.find("\"corrected_median_ms\"") != std::string::npos);

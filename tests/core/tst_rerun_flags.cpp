@@ -159,6 +159,15 @@ void TestRerunFlags::exploitClasses_data()
         r.candidateCupti.kernels = {{"swish_kernel", 7, 100, 0.186, false}, {"distribution_elementwise", 7, 200, 0.581, false}};
         r.speedup = 0.14;
     }) << "host_bound_timing" << "warning" << "the GPU waited for the host inside the timed region" << -1;
+    // The timer says which trials its gate held: 90 of 100 enqueued as they ran.
+    QTest::addRow("host-bound timing, gate gave up") << Mutation([](RerunResult& r) {
+        r.candidateTiming = summarizeTimings(std::vector<double>(100, 0.056));
+        r.candidateTiming->ungatedTrials = 90;
+        r.candidateCupti.kernelCount = 300;
+        r.candidateCupti.timedStreamKernels = 300;
+        r.candidateCupti.kernelMs = 0.767;
+        r.candidateCupti.kernels = {{"swish_kernel", 7, 100, 0.186, false}, {"distribution_elementwise", 7, 200, 0.581, false}};
+    }) << "host_bound_timing" << "warning" << "90 of 100 trials were not held behind the timer's gate" << -1;
     QTest::addRow("state drift") << Mutation([](RerunResult& r) {
         OutputCheck post = r.outputs[0];
         post.trials = 1;

@@ -167,6 +167,8 @@ int main()
             GT_CHECK_EQ(ms->size(), static_cast<std::size_t>(20));
             GT_CHECK(med * 1000.0 >= 30.0 && med * 1000.0 <= 80.0);
         }
+        // The first gate gave up, so no trial was held: the timer says so.
+        GT_CHECK_EQ(timer.lastUngatedTrials().value_or(-1), 20);
     }
     // Without the L2 flush, a short kernel is timed from a queue the host has already filled:
     // the event time stays near its flushed value instead of taking in the host's launch latency.
@@ -264,6 +266,7 @@ int main()
             std::printf("2 us kernel, 5 ms of host work per trial: event median %.3f us\n", med * 1000.0);
             GT_CHECK(med * 1000.0 <= 2.0 + 2.6 + 1.5);
         }
+        GT_CHECK_EQ(timer.lastUngatedTrials().value_or(-1), 0); // every trial held
     }
     // Persisting L2: the reset leaves the limit at 0 whatever the candidate set.
     {

@@ -298,6 +298,8 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
     // GPU (that would time queueing), and progress stays live. Each batch
     // waits behind a gate that opens once all of it is enqueued.
     const int batch = kTimingBatch;
+    int ungatedFrom = -1; // the first trial of the first batch no gate held
+    m_lastUngated.reset();
     struct GateGuard { // opens the gate on every way out, errors included
         KernelTimer* timer;
         ~GateGuard() { timer->openGate(); }
@@ -313,6 +315,7 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
             if (timeouts != m_gateTimeouts) { // the last gate gave up: this launch closure waits on the GPU
                 m_gateTimeouts = timeouts;
                 m_gateEnabled = false;
+                ungatedFrom = std::max(0, i - batch);
             } else {
                 batchGateKernel<<<1, 1, 0, stream>>>(m_gateDevice, ++m_gateSeq, kGateTimeoutNs);
                 KWB_CUDA_CHECK(cudaGetLastError());
@@ -334,6 +337,13 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
         }
     }
     KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (m_gateDevice) {
+        // A gate that gave up in the last batch shows only now.
+        if (ungatedFrom < 0 && m_gateEnabled && m_gateHost[1] != m_gateTimeouts)
+            ungatedFrom = ((trials - 1) / batch) * batch;
+        m_gateTimeouts = m_gateHost[1];
+        m_lastUngated = ungatedFrom < 0 ? 0 : trials - ungatedFrom;
+    }
     if (afterTimed) KWB_RETURN_IF_ERROR(afterTimed());
     std::vector<double> ms(static_cast<std::size_t>(trials));
     for (int i = 0; i < trials; ++i) {

@@ -123,6 +123,11 @@ public:
     // One flush on `stream` (also usable on its own).
     Status flushL2(cudaStream_t stream, FlushMode mode = FlushMode::Read);
 
+    // Of the last time() call's trials, how many were not held behind a gate
+    // (a batch whose gate gave up waiting for the host, and every trial after
+    // it): their events may include the host's enqueueing. Unset without a gate.
+    std::optional<int> lastUngatedTrials() const { return m_lastUngated; }
+
 private:
     void* m_flush = nullptr;
     unsigned* m_sink = nullptr;
@@ -137,6 +142,7 @@ private:
     unsigned m_gateSeq = 0;
     unsigned m_gateTimeouts = 0;
     bool m_gateEnabled = true;
+    std::optional<int> m_lastUngated;
 };
 
 // Names of the helper kernels the executor launches itself (L2 flush, fills,

@@ -60,6 +60,7 @@ Status TimingWindow::time(const LaunchFn& launch, const TaskContext& ctx, const 
         if (m_cupti) (void)tracer.end();
         return ms.status();
     }
+    const std::optional<int> ungated = m_timer.lastUngatedTrials();
     if (hostMs) {
         if (m_config.resetPersistingL2) KWB_RETURN_IF_ERROR(resetPersistingL2(m_stream));
         KWB_ASSIGN_OR_RETURN(double h, m_timer.hostMsPerCall(launch, m_stream, std::min(m_config.trials, kHostTimerCalls)));
@@ -67,6 +68,7 @@ Status TimingWindow::time(const LaunchFn& launch, const TaskContext& ctx, const 
     }
     stats = summarizeTimings(*ms, false);
     stats->eventOverheadMs = m_eventOverheadMs;
+    stats->ungatedTrials = ungated;
     if (m_cupti) {
         summary = summarizeCupti(tracer.kernels(), tracer.memOps(), m_timedStreamId, tracer.droppedRecords());
         if (!m_calibrationNote.empty())
