@@ -4,7 +4,8 @@
 // cores into the bridge's source-hash cache (`kwb_torch_bridge.py --build`,
 // one process per sample), so the GPU never waits on a compiler. A sample
 // whose build fails becomes a compile_error result carrying the compiler's
-// first error, and is not sent to the GPU.
+// first error, and is not sent to the GPU. Builds run niced (KWB_BUILD_NICE,
+// default +10), so the GPU work that overlaps them is scheduled on time.
 //
 // Thread: runPool blocks its caller; children run in their own process
 // groups and are killed on timeout or cancellation.

@@ -1,6 +1,7 @@
 // The build pool: parallel processes with timeouts, the compiler's first
 // error, and samples pre-built through a stand-in for `kwb_torch_bridge.py
 // --build` (a shell script that behaves like it: "built …" or a compiler log).
+#include <sys/resource.h>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <chrono>
@@ -80,6 +81,22 @@ private Q_SLOTS:
         QCOMPARE(results[1].exitCode, 0);
         const auto missing = runPool({{{"/nonexistent/compiler"}, 5.0}}, 1);
         QVERIFY(!missing[0].startError.empty() || missing[0].exitCode == 127);
+    }
+
+    // Builds run niced (10 by default, KWB_BUILD_NICE overrides) so the GPU side's processes
+    // are scheduled on time; what a build starts inherits it.
+    void buildsRunBelowNormalPriority()
+    {
+        const char* probe = "sleep 0.3; sh -c 'cut -d\\) -f2 /proc/$$/stat | cut -d\" \" -f18' >&2";
+        const int base = ::getpriority(PRIO_PROCESS, 0);
+        qunsetenv("KWB_BUILD_NICE");
+        auto r = runPool({{{"/bin/sh", "-c", probe}, 5.0}}, 1);
+        QCOMPARE(r[0].exitCode, 0);
+        QCOMPARE(QString::fromStdString(r[0].stderrText).trimmed().toInt(), std::min(19, base + 10));
+        qputenv("KWB_BUILD_NICE", "0");
+        r = runPool({{{"/bin/sh", "-c", probe}, 5.0}}, 1);
+        QCOMPARE(QString::fromStdString(r[0].stderrText).trimmed().toInt(), base);
+        qunsetenv("KWB_BUILD_NICE");
     }
 
     void cancelledTasksSaySo()
