@@ -18,6 +18,7 @@ outputs it keeps for the fresh-input and post-timing checks (the judge
 regenerates their inputs from its nonce and computes their reference
 itself), and what it says it noticed (violations: advisory)."""
 
+import collections
 import ctypes
 import math
 import os
@@ -92,7 +93,7 @@ class Options:
 
 class Judge:
     """GPU state that lives as long as the bridge: the library, the session,
-    the driver, and a spare worker started ahead of the next request."""
+    the driver, and spare workers started ahead of the next requests."""
 
     def __init__(self, lib, session, progress):
         self.lib = lib
@@ -100,8 +101,14 @@ class Judge:
         self.progress = progress
         self.driver = ipc.Driver()
         self.driver.require_context()
-        self.spare = None
-        self.prefork = os.environ.get("KWB_BRIDGE_PREFORK", "1") != "0"
+        self.spares = collections.deque()
+        # How many workers start ahead (KWB_BRIDGE_PREFORK, 0 = none): two, because a
+        # record can take less time than a worker's start-up (a torch import and a CUDA
+        # context) on a machine whose cores also compile the batch's next samples.
+        try:
+            self.prefork = max(0, min(4, int(os.environ.get("KWB_BRIDGE_PREFORK", "2"))))
+        except ValueError:
+            self.prefork = 2
 
     # -- workers
 
@@ -121,17 +128,17 @@ class Judge:
         return ch
 
     def warm(self):
-        if self.prefork and self.spare is None:
-            self.spare = self.spawn()
+        while len(self.spares) < self.prefork:
+            self.spares.append(self.spawn())
 
     def take_worker(self):
-        # The next request's worker starts now: its start-up (a torch import and a
-        # CUDA context, seconds) then overlaps this request instead of adding to
-        # the next one. It runs on another core and touches the GPU only to create
-        # its context; the host-timer and event figures of the validation run say
-        # whether that shows (KWB_BRIDGE_PREFORK=0 turns it off).
-        ch = self.spare or self.spawn()
-        self.spare = self.spawn() if self.prefork else None
+        # A later request's worker starts now: its start-up (a torch import and a
+        # CUDA context, seconds) then overlaps this request and the next instead of
+        # adding to a later one. It runs on another core and touches the GPU only to
+        # create its context; the host-timer and event figures of the validation run
+        # say whether that shows (KWB_BRIDGE_PREFORK=0 turns it off).
+        ch = self.spares.popleft() if self.spares else self.spawn()
+        self.warm()
         ready = ch.wait_ready(READY_TIMEOUT_S)
         if ready.get("usable") is not True:
             ch.close()
@@ -155,10 +162,9 @@ class Judge:
             self.release(ch)
 
     def shutdown(self):
-        self.prefork = False
-        if self.spare is not None:
-            self.release(self.spare)
-            self.spare = None
+        self.prefork = 0
+        while self.spares:
+            self.release(self.spares.popleft())
 
     # -- a request
 
