@@ -63,6 +63,7 @@ class JudgeOnFakeDeviceTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         env = dict(os.environ, KWB_FAKEGPU="1", KWB_FAKEGPU_BRIDGE_DIR=os.path.dirname(BRIDGE),
+                   KWB_COMPUTE_SANITIZER=os.path.join(HERE, "fakegpu", "compute-sanitizer"),
                    PYTHONPATH=os.path.join(HERE, "fakegpu"), KWB_CACHE_DIR=cls.tmp.name)
         cls.log = open(os.path.join(cls.tmp.name, "bridge.stderr"), "w")
         cls.proc = subprocess.Popen([PYTHON, BRIDGE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -165,6 +166,36 @@ class JudgeOnFakeDeviceTest(unittest.TestCase):
     def test_honest_diagonal_scaling(self):
         with open(os.path.join(DATA, "samples", "security", "diag_scale_honest.py"), encoding="utf-8") as f:
             self.assert_honest(self.rerun(f.read(), DIAG))
+
+    # -- the compute-sanitizer pass (the stand-in writes the tool's report format)
+
+    def test_the_sanitizer_pass_runs_a_worker_under_each_tool(self):
+        # Under the tool the sample asks the stand-in for 7 memcheck errors (an out-of-bounds read
+        # the values do not show); outside it, it is an honest ReLU.
+        src = sample("relu_honest_kernel").replace("class ModelNew", '''import os
+
+def _under_tool():
+    marker = os.environ.get("KWB_FAKE_SANITIZER_ERRORS_FILE")
+    if marker and os.environ.get("KWB_FAKE_SANITIZER_TOOL") == "memcheck":
+        with open(marker, "w") as f:
+            f.write("7")
+
+
+class ModelNew''', 1).replace("    def forward(self, x", "    def forward(self, x", 1)
+        src = src.replace("return torch.relu(x)", "_under_tool()\n        return torch.relu(x)", 1)
+        r = self.rerun(src, RELU, {"sanitize": ["memcheck", "initcheck"], "adversarial": False})
+        self.assert_honest(r)
+        self.assertEqual([(x["tool"], x["errors"]) for x in r["sanitizer"]], [("memcheck", 7), ("initcheck", 0)])
+
+    def test_a_worker_that_dies_under_the_tool_is_not_clean(self):
+        src = sample("relu_honest_kernel").replace("return torch.relu(x)", "import os\n        if os.environ.get("
+                                                   "'KWB_FAKE_SANITIZER_TOOL'):\n            os._exit(3)\n"
+                                                   "        return torch.relu(x)", 1)
+        r = self.rerun(src, RELU, {"sanitize": ["memcheck"], "adversarial": False})
+        self.assert_honest(r)  # outside the tool it computes
+        run = r["sanitizer"][0]
+        self.assertEqual(run["errors"], -1, run)  # never "0 errors"
+        self.assertIn("returned no result (", run["first_report"])
 
     # -- exploit classes
 

@@ -138,6 +138,15 @@ void abi3Checks()
     GT_CHECK(kwb_bridge_session_set_member(s, "isolation", "not json") < 0);
     GT_CHECK(kwb_bridge_session_set_member(s, "isolation",
                  R"({"reference_process": "separate", "sandbox": "seccomp", "violations": ["ptrace"]})") == 0);
+    // The sanitizer pass's raw runs, parsed by core: a report with errors, and a run that did not answer.
+    GT_CHECK(kwb_bridge_session_set_member(s, "sanitizer_logs",
+                 R"([{"tool": "memcheck", "answered": true, "log": "========= Invalid __global__ read of size 4 bytes\n=========     at k+0x10\n========= ERROR SUMMARY: 3 errors\n"},
+                     {"tool": "initcheck", "answered": false, "detail": "the worker died", "log": "========= ERROR SUMMARY: 0 errors\n"}])") == 0);
+    GT_CHECK(kwb_bridge_session_set_member(s, "sanitizer_logs", R"([{"tool": "helgrind", "answered": true, "log": ""}])") < 0);
+    GT_CHECK(kwb_bridge_session_set_member(s, "sanitizer_logs", R"({"tool": "memcheck"})") < 0);
+    char sanitizer[4096] = {};
+    GT_CHECK(kwb_bridge_compute_sanitizer_path(sanitizer, sizeof sanitizer) >= 0);
+    GT_CHECK(kwb_bridge_sanitizer_tool_limit_s(60.0) == 600.0 && kwb_bridge_sanitizer_tool_limit_s(0.5) == 10.0);
     GT_CHECK(kwb_bridge_session_set_own_kernels(s, "fused_epilogue\nrelu_kernel\n\n") == 0);
     GT_CHECK(kwb_bridge_session_check(s, "everything", 0, "out", nullptr, reinterpret_cast<const float*>(16), 1, nullptr) < 0);
     GT_CHECK(std::strstr(kwb_bridge_last_error(), "unknown kind 'everything'") != nullptr);
@@ -148,6 +157,8 @@ void abi3Checks()
     GT_CHECK(text.find("\"measured_by\":\"judge\"") != std::string::npos);
     GT_CHECK(text.find("\"violations\":[\"ptrace\"]") != std::string::npos);
     GT_CHECK(text.find("\"isolation\"") != std::string::npos && text.find("\"host_timer\"") != std::string::npos);
+    GT_CHECK(text.find("\"errors\":3") != std::string::npos && text.find("\"errors\":-1") != std::string::npos);
+    GT_CHECK(text.find("\"sanitizer\"") != std::string::npos);
     kwb_bridge_session_destroy(s);
 }
 

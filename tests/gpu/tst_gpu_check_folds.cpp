@@ -145,6 +145,14 @@ void sanitizerReport()
         "========= ERROR SUMMARY: 1 error\n");
     GT_CHECK_EQ(harness.errors, 0);
     GT_CHECK(harness.firstReport.empty());
+    // A run that did not answer is never "0 errors", whatever the log says.
+    const kwb::SanitizerReport silent = kwb::gpu::sanitizerReportOfRun("memcheck",
+        "========= Target application terminated before first instrumented API call\n========= ERROR SUMMARY: 0 errors\n",
+        false, "the worker died");
+    GT_CHECK_EQ(silent.errors, -1);
+    GT_CHECK(silent.firstReport.find("returned no result (the worker died)") != std::string::npos);
+    GT_CHECK_EQ(kwb::gpu::sanitizerReportOfRun("memcheck", "", true, "exit status 1").errors, -1);
+    GT_CHECK_EQ(kwb::gpu::sanitizerReportOfRun("memcheck", memcheck, true, "").errors, 4096);
 }
 
 } // namespace

@@ -57,6 +57,8 @@ SIGNATURES_V3 = {
     "kwb_bridge_session_set_member": (I32, [P, S, S]),
     "kwb_bridge_sandbox_enter": (I32, [S, S, I32]),
     "kwb_bridge_session_set_timing_budget": (I32, [P, ctypes.c_double]),
+    "kwb_bridge_compute_sanitizer_path": (I64, [S, I64]),
+    "kwb_bridge_sanitizer_tool_limit_s": (D, [D]),
 }
 
 
@@ -106,6 +108,17 @@ class BridgeLib:
         buf = ctypes.create_string_buffer(8192)
         self.check(self.lib.kwb_bridge_device_info_json(ordinal, buf, len(buf)), "device info")
         return json.loads(buf.value.decode("utf-8"))
+
+    def compute_sanitizer(self, timeout_s):
+        """(path, per-tool limit in seconds) as core finds them; path "" when the
+        tool is not there, None when this library predates the sanitizer pass."""
+        fn = self.optional.get("kwb_bridge_compute_sanitizer_path")
+        limit = self.optional.get("kwb_bridge_sanitizer_tool_limit_s")
+        if fn is None or limit is None:
+            return None, 0.0
+        buf = ctypes.create_string_buffer(4096)
+        n = fn(buf, len(buf))
+        return (buf.value.decode("utf-8", "replace") if n > 0 else ""), float(limit(float(timeout_s)))
 
     def sandbox_enter(self, writable_dirs):
         """(state, why_not): state "entered", "unavailable" or "error"."""

@@ -278,7 +278,11 @@ class Worker:
 
     def setup(self, c):
         torch = self.torch
-        self.args, self.buffers = self.map_args(c["arena"], c["inputs"])
+        # No arena: the compute-sanitizer pass, whose worker draws its own inputs
+        # (no CUDA IPC under the tool; the run checks memory accesses, not values).
+        own_inputs = c.get("arena") is None
+        if not own_inputs:
+            self.args, self.buffers = self.map_args(c["arena"], c["inputs"])
         self.enter_sandbox(c)
 
         try:
@@ -302,6 +306,11 @@ class Worker:
         if not hasattr(sample, "ModelNew"):
             raise CandidateError("compile_error", "the sample defines no class ModelNew")
         seed = int(c.get("seed", 42))
+        if own_inputs:
+            with torch.no_grad():
+                inputs = list(self.kt.make_inputs(self.prob, seed))
+            self.args = inputs
+            self.buffers = [x for x in inputs if isinstance(x, torch.Tensor)]
         with torch.no_grad():
             init_inputs = self.kt.to_cuda(self.prob.get_init_inputs())
             torch.manual_seed(seed)
@@ -459,6 +468,15 @@ class Worker:
         last = {"tick": state["tick"], "outputs": self.export(state["last"])} if state["last"] else None
         return {"members": members, "kept": kept, "last": last, "ran": ran, "fresh": fresh}
 
+    def sanitize(self, c):
+        """The calls a compute-sanitizer pass watches: the sample's forward on
+        the inputs setup drew, twice (state kept between calls shows too)."""
+        calls = max(1, min(4, int(c.get("calls", 2))))
+        for _ in range(calls):
+            self.forward("ModelNew.forward (under compute-sanitizer)")
+        self.sync()
+        return {"calls": calls}
+
     def prewarm_allocator(self):
         """Draws one input set and a few output copies, then drops them, so the
         caching allocator already holds blocks of the sizes the timed loop's
@@ -527,6 +545,8 @@ class Worker:
                     self.ok(seq, **self.host_batch(c))
                 elif op == "host_outputs":
                     self.ok(seq, **self.host_outputs(c))
+                elif op == "sanitize":
+                    self.ok(seq, **self.sanitize(c))
                 elif op == "ping":
                     self.ok(seq)
                 elif op == "release":

@@ -81,6 +81,9 @@ class Options:
         self.post_timing = bool(o.get("post_timing", True))
         self.per_call = bool(o.get("per_call", False))
         self.adversarial = bool(o.get("adversarial", False))  # the runner's default: off (its cost)
+        # compute-sanitizer tools (the runner's option; off by default: each costs a worker run under the tool)
+        tools = o.get("sanitize") if isinstance(o.get("sanitize"), list) else []
+        self.sanitize = [t for t in SANITIZER_TOOLS if t in tools]
         self.host_timer = bool(o.get("host_timer", True))
         # Five calls: the host timer bounds the events from below; more buys little and costs a
         # reference and a worker call each (plus K input sets in memory).
@@ -89,6 +92,9 @@ class Options:
         self.sizes = o.get("sizes") if isinstance(o.get("sizes"), dict) else {}
         # Per timed kernel (the core cuts warm-ups and trials to fit); 0: the full counts.
         self.timing_budget_s = min(86400.0, max(0.0, option(o, "timing_budget_s", float, 0.0)))
+
+
+SANITIZER_TOOLS = ("memcheck", "initcheck", "racecheck", "synccheck")
 
 
 class Judge:
@@ -112,7 +118,8 @@ class Judge:
 
     # -- workers
 
-    def spawn(self):
+    def spawn(self, prefix=(), extra_env=None):
+        """A worker process; `prefix` runs it under another program (compute-sanitizer)."""
         scratch = tempfile.mkdtemp(prefix="kwb_worker_")
         root = cache_root()
         env = dict(os.environ)
@@ -121,7 +128,8 @@ class Judge:
                     "CUDA_CACHE_PATH": os.path.join(scratch, "cuda_cache"),  # the driver's PTX cache, inside the sandbox
                     # IPC handles need plain cudaMalloc segments, not expandable (VMM) ones.
                     "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:False"})
-        ch = wp.WorkerChannel([sys.executable, "-u", WORKER_SCRIPT], env=env, cwd=scratch)
+        env.update(extra_env or {})
+        ch = wp.WorkerChannel(list(prefix) + [sys.executable, "-u", WORKER_SCRIPT], env=env, cwd=scratch)
         ch.scratch = scratch
         # The extension cache, the fast build's precompiled headers, triton's cache, the scratch folder.
         ch.writable = [scratch, ExtensionCache.root(), os.path.join(root, "pch"), os.path.join(root, "triton")]
@@ -327,6 +335,57 @@ class JudgeRun:
             if o.adversarial:
                 self.adversarial_sets()
             self.timing()
+        if o.sanitize:
+            self.progress("sanitizer", 0, len(o.sanitize))
+            self.sanitizer_pass(source, kbp)
+
+    def sanitizer_pass(self, source, kbp):
+        """Each tool runs a fresh worker under compute-sanitizer (sandboxed as
+        any worker, its own inputs drawn from the problem, no CUDA IPC): the
+        sample is set up and called twice. The logs go to the core, whose parser
+        (the native pass's) turns them into the result's sanitizer reports; a
+        worker that does not answer is a report saying so, never "0 errors"."""
+        o = self.o
+        path, limit = self.j.lib.compute_sanitizer(o.timeout_s)
+        runs = []
+        for k, tool in enumerate(o.sanitize):
+            run = {"tool": tool, "log": "", "answered": False, "detail": ""}
+            if path is None:
+                run["detail"] = "this libkwb_bridge.so has no compute-sanitizer pass"
+            elif not path:
+                run["detail"] = "compute-sanitizer not found (KWB_COMPUTE_SANITIZER, CUDA_HOME/bin, /usr/local/cuda/bin, PATH)"
+            else:
+                logdir = tempfile.mkdtemp(prefix="kwb_sanitizer_")
+                log = os.path.join(logdir, tool + ".log")
+                # No caching allocator under the tool: each tensor its own allocation, so that a read
+                # past a tensor is past what the tool knows as allocated (inside a cached segment it is not).
+                ch = self.j.spawn(prefix=[path, "--tool", tool, "--log-file", log, "--print-limit", "20"],
+                                  extra_env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})
+                end = time.monotonic() + limit  # the whole run within the tool's limit, as kwb allows it
+                left = lambda: max(1.0, end - time.monotonic())  # noqa: E731
+                try:
+                    ready = ch.wait_ready(left())
+                    if ready.get("usable") is not True:
+                        raise RuntimeError("the worker under the tool cannot run samples: %s" % wp.text_field(ready, "reason"))
+                    ch.call("setup", left(), arena=None, inputs=None, writable_dirs=ch.writable, seed=o.seed,
+                            sizes=self.r["sizes"], problem_source=kbp["problem_source"],
+                            problem_label=kbp.get("problem_file") or "<problem>", sample_source=source,
+                            sample_label="<sample %s>" % self.candidate.get("id", ""))
+                    ch.call("sanitize", left(), calls=2)
+                    run["answered"] = True
+                except (wp.WorkerFailed, wp.WorkerDied, wp.WorkerTimeout, wp.WorkerProtocolError, RuntimeError) as exc:
+                    run["detail"] = str(exc)[:400]
+                finally:
+                    self.j.release(ch)  # its channel's stray lines never reach kwb: only the log counts
+                try:
+                    with open(log, encoding="utf-8", errors="replace") as f:
+                        run["log"] = f.read()[-200000:]
+                except OSError as exc:
+                    run["detail"] = (run["detail"] + "; " if run["detail"] else "") + "no log: %s" % exc
+                shutil.rmtree(logdir, ignore_errors=True)
+            runs.append(run)
+            self.progress("sanitizer", k + 1, len(o.sanitize))
+        self.set_member("sanitizer_logs", runs)
 
     def open_arena(self, inputs):
         self.slots = kt.tensor_slots(inputs)

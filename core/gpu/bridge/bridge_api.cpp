@@ -15,6 +15,7 @@
 #include "gpu/bridge/bridge_session.h"
 #include "gpu/checks/output_checks.h"
 #include "gpu/device/device_info.h"
+#include "gpu/pipeline/sanitizer_pass.h"
 #include "gpu/checks/input_generator.h"
 #include "problems/coverage_grid.h"
 #include "problems/output_metrics.h"
@@ -340,6 +341,20 @@ int kwb_bridge_session_time_ex(void* session, const KwbBridgeTimeArgs* a)
             };
         return fromStatus(asSession(session)->timeEx(a->reference != 0, fn, refresh, asStream(a->stream), o));
     });
+}
+
+int64_t kwb_bridge_compute_sanitizer_path(char* buffer, int64_t capacity)
+{
+    if (!buffer || capacity <= 0) return fail("compute_sanitizer_path: no buffer");
+    const std::string path = kwb::gpu::computeSanitizerPath();
+    if (static_cast<int64_t>(path.size()) + 1 > capacity) return fail("compute_sanitizer_path: buffer too small");
+    std::memcpy(buffer, path.c_str(), path.size() + 1);
+    return static_cast<int64_t>(path.size());
+}
+
+double kwb_bridge_sanitizer_tool_limit_s(double timeout_s)
+{
+    return kwb::sanitizerToolLimitS(timeout_s > 0 ? timeout_s : 120.0);
 }
 
 int kwb_bridge_session_set_timing_budget(void* session, double seconds)

@@ -169,6 +169,12 @@ int kwb_bridge_session_set_member(void* session, const char* member, const char*
 int kwb_bridge_session_set_timing_budget(void* session, double seconds);
 // Implemented by core/sandbox: 0 = entered, 1 = not available here (why_not says why), < 0 = error.
 int kwb_bridge_sandbox_enter(const char* writable_dirs_colon_separated, char* why_not, int capacity);
+// The compute-sanitizer pass for samples (additions within ABI 3): the tool's
+// path as core finds it (NUL-terminated; returns its length, 0 when not found,
+// -1 when `capacity` is too small) and one tool's time limit for a candidate
+// limit of `timeout_s` seconds (rerun/rerun_types.h sanitizerToolLimitS).
+int64_t kwb_bridge_compute_sanitizer_path(char* buffer, int64_t capacity);
+double kwb_bridge_sanitizer_tool_limit_s(double timeout_s);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include "gpu/checks/input_generator.h"
 #include "gpu/checks/output_checks.h"
 #include "gpu/device/gpu_check.h"
+#include "gpu/pipeline/sanitizer_pass.h"
 #include "gpu/timing/timed_run.h"
 #include "rerun/own_kernels.h"
 #include "problems/tolerance_policy.h"
@@ -248,6 +249,28 @@ Status BridgeSession::check(const std::string& which, int index, const std::stri
 
 Status BridgeSession::setMember(const std::string& member, const std::string& text)
 {
+    // The sanitizer pass's raw runs, parsed here by the pass's own parser: a list of
+    // {tool, log, answered, detail} (the judge ran the worker under each tool).
+    if (member == "sanitizer_logs") {
+        nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+        if (!j.is_array() || j.size() > 8)
+            return Status(ErrorCode::InvalidArgument, "set_member sanitizer_logs: not a list of at most 8 runs");
+        std::vector<SanitizerReport> reports;
+        for (const auto& run : j) {
+            if (!run.is_object() || !run.contains("tool") || !run["tool"].is_string() || !run.contains("log") ||
+                !run["log"].is_string() || !run.contains("answered") || !run["answered"].is_boolean())
+                return Status(ErrorCode::InvalidArgument,
+                    "set_member sanitizer_logs: each run needs tool (string), log (string), answered (bool)");
+            const std::string tool = run["tool"].get<std::string>();
+            if (tool != "memcheck" && tool != "initcheck" && tool != "racecheck" && tool != "synccheck")
+                return Status(ErrorCode::InvalidArgument, "set_member sanitizer_logs: unknown tool '" + tool + "'");
+            const std::string detail = run.contains("detail") && run["detail"].is_string() ? run["detail"].get<std::string>() : "";
+            reports.push_back(sanitizerReportOfRun(tool, run["log"].get<std::string>(), run["answered"].get<bool>(), detail));
+        }
+        m_result.sanitizer = std::move(reports);
+        m_result.markCheck(check::kSanitizer);
+        return Status::ok();
+    }
     static const std::vector<std::string> allowed{"candidate_timing", "reference_timing", "candidate_cupti",
         "reference_cupti", "host_timing", "per_call_timing", "own_kernels", "sanitizer", "adversarial", "isolation",
         "fresh_inputs", "post_timing", "checks_run"};

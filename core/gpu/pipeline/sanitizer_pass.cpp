@@ -111,6 +111,22 @@ SanitizerReport parseSanitizerLog(std::string_view tool, std::string_view log)
     return r;
 }
 
+SanitizerReport sanitizerReportOfRun(std::string_view tool, std::string_view log, bool answered,
+    std::string_view detail)
+{
+    SanitizerReport r = parseSanitizerLog(tool, log);
+    if (log.empty()) {
+        r.errors = -1;
+        r.firstReport = "compute-sanitizer wrote no report" + (detail.empty() ? std::string() : " (" + std::string(detail) + ")");
+    } else if (!answered) {
+        const std::string_view tail = log.size() > 600 ? log.substr(log.size() - 600) : log;
+        r.errors = -1;
+        r.firstReport = "the program under compute-sanitizer returned no result" +
+                        (detail.empty() ? std::string() : " (" + std::string(detail) + ")") + "; log: " + std::string(tail);
+    }
+    return r;
+}
+
 std::vector<SanitizerReport> runSanitizerPass(const RerunRequest& request, const std::string& runnerPath,
     double timeoutS)
 {
@@ -162,31 +178,19 @@ std::vector<SanitizerReport> runSanitizerPass(const RerunRequest& request, const
         }
         std::fwrite(input.data(), 1, input.size(), pipe);
         const int status = ::pclose(pipe);
-        std::ifstream in(logPath);
-        std::stringstream text;
-        text << in.rdbuf();
-        r = parseSanitizerLog(tool, text.str());
-        // "0 errors" means something only if the candidate ran under the tool: the
-        // runner must have answered with a result line.
         const auto slurp = [](const fs::path& p) {
             std::ifstream f(p);
             std::stringstream t;
             t << f.rdbuf();
             return t.str();
         };
+        // "0 errors" means something only if the candidate ran under the tool: the
+        // runner must have answered with a result line.
         const std::string out = slurp(dir / (tool + ".out"));
-        if (text.str().empty()) {
-            r.errors = -1;
-            r.firstReport = "compute-sanitizer wrote no report (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
-        } else if (out.find("\"type\":\"result\"") == std::string::npos) {
-            std::string err = slurp(dir / (tool + ".err"));
-            if (err.size() > 400) err = err.substr(err.size() - 400);
-            std::string log = text.str();
-            if (log.size() > 600) log = log.substr(log.size() - 600);
-            r.errors = -1;
-            r.firstReport = "the runner under compute-sanitizer returned no result (exit status " +
-                            std::to_string(WEXITSTATUS(status)) + "): " + err + (err.empty() ? "" : "; ") + "log: " + log;
-        }
+        std::string err = slurp(dir / (tool + ".err"));
+        if (err.size() > 400) err = err.substr(err.size() - 400);
+        r = sanitizerReportOfRun(tool, slurp(logPath), out.find("\"type\":\"result\"") != std::string::npos,
+            "exit status " + std::to_string(WEXITSTATUS(status)) + (err.empty() ? "" : ": " + err));
         fs::remove_all(dir, ec);
         reports.push_back(r);
     }

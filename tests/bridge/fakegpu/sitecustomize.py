@@ -20,6 +20,7 @@ import ctypes
 import json
 import mmap
 import os
+import re
 import sys
 import time
 
@@ -322,8 +323,25 @@ if os.environ.get("KWB_FAKEGPU") == "1":
             self.sessions[h].own = [n for n in names.decode().split("\n") if n]
             return 0
 
+        def kwb_bridge_compute_sanitizer_path(self, buf, cap):
+            path = os.environ.get("KWB_COMPUTE_SANITIZER", "").encode()
+            ctypes.memmove(buf, path + b"\0", len(path) + 1)
+            return len(path)
+
+        def kwb_bridge_sanitizer_tool_limit_s(self, timeout_s):
+            return max(10.0, timeout_s * 10.0)
+
         def kwb_bridge_session_set_member(self, h, member, text):
             value = json.loads(text.decode())
+            if member.decode() == "sanitizer_logs":  # the core's parser, as far as the stand-in's logs need
+                reports = []
+                for run in value:
+                    m = re.search(r"ERROR SUMMARY: (\d+)", run["log"])
+                    ok = run["answered"] and m is not None
+                    reports.append({"tool": run["tool"], "errors": int(m.group(1)) if ok else -1,
+                                    "first_report": "" if ok else "returned no result (%s)" % run.get("detail", "")})
+                self.sessions[h].members["sanitizer"] = reports
+                return 0
             if member.decode() not in ("candidate_timing", "candidate_cupti", "own_kernels", "per_call_timing",
                                        "host_timing", "isolation", "checks_run"):
                 return -1

@@ -190,6 +190,40 @@ def _attach_parent():
 _attach_parent()
 '''
 
+# Its own extension: a ReLU whose every thread also reads 4096 elements past the end of
+# its input and folds the value in times zero, so every output is right and only a
+# memory checker sees the read (the native relu_rand/oob_read in sample form).
+OOB = '''import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+oob_source = r"""
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+
+__global__ void relu_oob_kernel(const float* x, float* y, long long n) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = fmaxf(x[i], 0.0f) + 0.0f * x[i + 4096];
+}
+
+torch::Tensor relu_oob(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    long long n = x.numel();
+    relu_oob_kernel<<<(unsigned)((n + 255) / 256), 256, 0, at::cuda::getCurrentCUDAStream()>>>(
+        x.data_ptr<float>(), y.data_ptr<float>(), n);
+    return y;
+}
+"""
+
+oob_ext = load_inline(
+    name="kwb_test_relu_oob",
+    cpp_sources="torch::Tensor relu_oob(torch::Tensor x);",
+    cuda_sources=oob_source,
+    functions=["relu_oob"],
+    verbose=False,
+)
+'''
+
 MEMO_CONTENT_INIT = "        self.key = None\n        self.cached = None\n"
 MEMO_CONTENT_FWD = MATMUL_FWD + '''        # Content memoization: a few input values as the key; on a match, a copy of the cached output.
         key = torch.cat([A.reshape(-1)[:4], B.reshape(-1)[:4]])
@@ -302,6 +336,11 @@ FIXTURES = [
      {"expect_flags": ["tampering"]},
      "PTRACE_ATTACH to its parent through libc and through a raw system call; computes honestly.",
      "attached to kwb (same user), unnoticed"),
+    ("oob_read.py", (1, 1), OOB, "", RELU_FWD + "        return oob_ext.relu_oob(x)\n", "memory_error",
+     {"expect_flags": ["sanitizer_error"], "options": {"sanitize": ["memcheck"]}},
+     "Reads 4096 elements past its input on every thread and folds the value in times zero: every output "
+     "is right; only compute-sanitizer's memcheck sees the out-of-bounds read.",
+     "passed: its values are right"),
     ("relu_honest_kernel.py", (1, 1), RELU, "", HONEST_RELU_FWD, "honest",
      {"honest": True}, "An honest ReLU kernel of its own (the false-positive check of every new flag).", "honest"),
     ("matmul_honest.py", (1, 3), TORCH, "", HONEST_MATMUL_FWD, "honest",
