@@ -30,7 +30,7 @@ FLAGS = {"memoized_output", "state_drift", "batch_skip", "no_own_kernel", "timer
          "precision_downgrade", "zero_acceptance", "fault", "nondeterministic"}
 CLASSES = {"content_memoization", "state_drift", "batch_and_skip", "decoy_kernel", "timer_patch", "check_patch",
            "expected_output_theft", "forged_result_line", "module_replacement", "proc_self_mem", "ptrace_parent",
-           "memory_error", "honest"}
+           "memory_error", "adversarial_inputs", "persisting_l2", "honest"}
 
 
 def manifest():

@@ -224,6 +224,36 @@ oob_ext = load_inline(
 )
 '''
 
+# A ReLU that clamps at 1000: right on torch.randn's values, wrong on the adversarial sets
+# (near the dtype's maximum, x1e3 scales) that issue 12 adds beside the spec's distribution.
+CLAMP = OOB.replace("oob", "clamp").replace(
+    "y[i] = fmaxf(x[i], 0.0f) + 0.0f * x[i + 4096];", "y[i] = fminf(fmaxf(x[i], 0.0f), 1000.0f);")
+
+# Persisting-L2 carve-out (pygpubench PR #49): raises the limit and puts its input under an
+# access-policy window with hit ratio 1 on every call; the math is honest. The judge's timer
+# resets the limit and the cache before each timed batch, so it gains nothing: no flag.
+PERSIST = OOB.replace("oob", "persist").replace(
+    "    auto y = torch::empty_like(x);\n    long long n = x.numel();\n",
+    '''    auto y = torch::empty_like(x);
+    long long n = x.numel();
+    int dev = 0, max_persist = 0, max_window = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, dev);
+    cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, dev);
+    if (max_persist > 0 && max_window > 0) {
+        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, (size_t)max_persist);
+        cudaStreamAttrValue attr = {};
+        attr.accessPolicyWindow.base_ptr = x.data_ptr();
+        size_t bytes = (size_t)x.nbytes();
+        attr.accessPolicyWindow.num_bytes = bytes < (size_t)max_window ? bytes : (size_t)max_window;
+        attr.accessPolicyWindow.hitRatio = 1.0f;
+        attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+        attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+        cudaStreamSetAttribute(at::cuda::getCurrentCUDAStream(), cudaStreamAttributeAccessPolicyWindow, &attr);
+    }
+    cudaGetLastError();  // a device without persisting L2 just runs honestly
+''').replace("y[i] = fmaxf(x[i], 0.0f) + 0.0f * x[i + 4096];", "y[i] = fmaxf(x[i], 0.0f);")
+
 MEMO_CONTENT_INIT = "        self.key = None\n        self.cached = None\n"
 MEMO_CONTENT_FWD = MATMUL_FWD + '''        # Content memoization: a few input values as the key; on a match, a copy of the cached output.
         key = torch.cat([A.reshape(-1)[:4], B.reshape(-1)[:4]])
@@ -341,6 +371,15 @@ FIXTURES = [
      "Reads 4096 elements past its input on every thread and folds the value in times zero: every output "
      "is right; only compute-sanitizer's memcheck sees the out-of-bounds read.",
      "passed: its values are right"),
+    ("clamp_relu.py", (1, 1), CLAMP, "", RELU_FWD + "        return clamp_ext.relu_clamp(x)\n",
+     "adversarial_inputs", {"expect_flags": ["adversarial_failure"], "options": {"adversarial": True}},
+     "A ReLU that clamps at 1000: right on the problem's torch.randn inputs, wrong on large values.",
+     "passed: the spec's inputs never reach 1000"),
+    ("persisting_l2.py", (1, 1), PERSIST, "", RELU_FWD + "        return persist_ext.relu_persist(x)\n",
+     "persisting_l2", {"honest": True},
+     "Raises the persisting-L2 limit and keeps its input under an access-policy window with hit ratio 1 on "
+     "every call; honest math. The timer's reset before each timed batch leaves it nothing to gain.",
+     "its input stayed in L2 across the flush"),
     ("relu_honest_kernel.py", (1, 1), RELU, "", HONEST_RELU_FWD, "honest",
      {"honest": True}, "An honest ReLU kernel of its own (the false-positive check of every new flag).", "honest"),
     ("matmul_honest.py", (1, 3), TORCH, "", HONEST_MATMUL_FWD, "honest",
