@@ -26,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 NAMES = {1: "1_ReLU", 2: "2_Softmax", 3: "3_Square_matrix_multiplication", 4: "4_Matmul_with_diagonal_matrices"}
 MEMBERS = ("coverage", "outputs", "inputs", "candidate_timing", "reference_timing", "speedup", "candidate_cupti",
            "checks_run", "fresh_inputs", "post_timing", "host_timing", "per_call_timing", "own_kernels", "adversarial",
-           "isolation")
+           "isolation", "sanitizer")
 
 
 def fixtures(data):
