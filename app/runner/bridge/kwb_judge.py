@@ -385,7 +385,8 @@ class JudgeRun:
                 shutil.rmtree(logdir, ignore_errors=True)
             runs.append(run)
             self.progress("sanitizer", k + 1, len(o.sanitize))
-        self.set_member("sanitizer_logs", runs)
+        if self.set_member("sanitizer_logs", runs):
+            self.ran("sanitizer")
 
     def open_arena(self, inputs):
         self.slots = kt.tensor_slots(inputs)
