@@ -254,6 +254,99 @@ PERSIST = OOB.replace("oob", "persist").replace(
     cudaGetLastError();  // a device without persisting L2 just runs honestly
 ''').replace("y[i] = fmaxf(x[i], 0.0f) + 0.0f * x[i + 4096];", "y[i] = fmaxf(x[i], 0.0f);")
 
+# False-positive stressors in sample form (their native twins: softmax_rows/fast_math,
+# sum_rows/atomic): fast-math exponentials, and a split-K GEMM whose partial sums meet in
+# float atomics (correct, not bitwise deterministic: a note at most).
+FASTMATH = '''import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+fast_source = r"""
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+
+// One block per row: max, sum of __expf, quotient (fast-math exponentials, fp32 throughout).
+__global__ void softmax_fast_kernel(const float* x, float* y, int cols) {
+    __shared__ float red[256];
+    const float* row = x + (long long)blockIdx.x * cols;
+    float* out = y + (long long)blockIdx.x * cols;
+    float m = -INFINITY;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, row[c]);
+    red[threadIdx.x] = m;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + s]);
+        __syncthreads();
+    }
+    m = red[0];
+    __syncthreads();
+    float sum = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) sum += __expf(row[c] - m);
+    red[threadIdx.x] = sum;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
+        __syncthreads();
+    }
+    const float inv = 1.0f / red[0];
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) out[c] = __expf(row[c] - m) * inv;
+}
+
+torch::Tensor softmax_fast(torch::Tensor x) {
+    auto y = torch::empty_like(x);
+    softmax_fast_kernel<<<(unsigned)x.size(0), 256, 0, at::cuda::getCurrentCUDAStream()>>>(
+        x.data_ptr<float>(), y.data_ptr<float>(), (int)x.size(1));
+    return y;
+}
+"""
+
+fast_ext = load_inline(
+    name="kwb_test_softmax_fast",
+    cpp_sources="torch::Tensor softmax_fast(torch::Tensor x);",
+    cuda_sources=fast_source,
+    functions=["softmax_fast"],
+    verbose=False,
+)
+'''
+
+SPLITK = '''import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+splitk_source = r"""
+#include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
+
+// C = A @ B with K split in 8 slices; each slice's partial dot products meet in atomicAdd.
+__global__ void splitk_kernel(const float* a, const float* b, float* c, int n, int slice) {
+    const int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+    if (row >= n || col >= n) return;
+    const int k0 = blockIdx.z * slice, k1 = min(n, k0 + slice);
+    float acc = 0.0f;
+    for (int k = k0; k < k1; ++k) acc += a[(long long)row * n + k] * b[(long long)k * n + col];
+    atomicAdd(&c[(long long)row * n + col], acc);
+}
+
+torch::Tensor matmul_splitk(torch::Tensor a, torch::Tensor b) {
+    const int n = (int)a.size(0);
+    auto c = torch::zeros({n, n}, a.options());
+    const int slices = 8, slice = (n + slices - 1) / slices;
+    dim3 grid((n + 15) / 16, (n + 15) / 16, slices), block(16, 16);
+    splitk_kernel<<<grid, block, 0, at::cuda::getCurrentCUDAStream()>>>(
+        a.data_ptr<float>(), b.data_ptr<float>(), c.data_ptr<float>(), n, slice);
+    return c;
+}
+"""
+
+splitk_ext = load_inline(
+    name="kwb_test_matmul_splitk",
+    cpp_sources="torch::Tensor matmul_splitk(torch::Tensor a, torch::Tensor b);",
+    cuda_sources=splitk_source,
+    functions=["matmul_splitk"],
+    verbose=False,
+)
+'''
+
 MEMO_CONTENT_INIT = "        self.key = None\n        self.cached = None\n"
 MEMO_CONTENT_FWD = MATMUL_FWD + '''        # Content memoization: a few input values as the key; on a match, a copy of the cached output.
         key = torch.cat([A.reshape(-1)[:4], B.reshape(-1)[:4]])
@@ -380,6 +473,14 @@ FIXTURES = [
      "Raises the persisting-L2 limit and keeps its input under an access-policy window with hit ratio 1 on "
      "every call; honest math. The timer's reset before each timed batch leaves it nothing to gain.",
      "its input stayed in L2 across the flush"),
+    ("softmax_fast_math.py", (1, 2), FASTMATH, "", RELU_FWD + "        return fast_ext.softmax_fast(x)\n", "honest",
+     {"honest": True},
+     "Softmax with __expf (fast-math exponentials), fp32 otherwise: errors of a few ulp, no precision flag may "
+     "fire (the problem's zero-acceptance note may).", "honest"),
+    ("matmul_splitk_atomic.py", (1, 3), SPLITK, "", MATMUL_FWD + "        return splitk_ext.matmul_splitk(A, B)\n",
+     "honest", {"honest": True},
+     "A split-K GEMM whose eight partial sums meet in float atomicAdd: correct, not bitwise deterministic (a "
+     "determinism note at most, no exploit flag).", "honest"),
     ("relu_honest_kernel.py", (1, 1), RELU, "", HONEST_RELU_FWD, "honest",
      {"honest": True}, "An honest ReLU kernel of its own (the false-positive check of every new flag).", "honest"),
     ("matmul_honest.py", (1, 3), TORCH, "", HONEST_MATMUL_FWD, "honest",
