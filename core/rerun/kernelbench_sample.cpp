@@ -194,6 +194,18 @@ std::optional<std::int64_t> kernelBenchFileNumber(const EvalRecord& record)
     return record.problem.id;
 }
 
+void nameFromKernelBenchRerun(EvalRecord& record, const RerunResult& result)
+{
+    if (!record.problem.name.empty() || !record.problem.level || !record.problem.id) return;
+    if (!record.problem.suite.empty() && record.problem.suite != "KernelBench") return;
+    const std::string prefix = "kernelbench_L" + std::to_string(*record.problem.level) + "_";
+    const std::string number = std::to_string(*record.problem.id) + "_";
+    const std::string& id = result.problemId;
+    if (id.size() > prefix.size() + number.size() && id.compare(0, prefix.size(), prefix) == 0
+        && id.compare(prefix.size(), number.size(), number) == 0)
+        record.problem.name = id.substr(prefix.size());
+}
+
 Result<KernelBenchProblemFile> problemForRecord(const EvalRecord& record, const std::string& kernelbenchDir)
 {
     if (auto src = rawString(record, "problem_source"); src && !src->empty()) {

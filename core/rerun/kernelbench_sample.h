@@ -80,6 +80,14 @@ Result<KernelBenchProblemFile> problemForRecord(const EvalRecord& record, const 
 // and its importer stores id + 1.)
 std::optional<std::int64_t> kernelBenchFileNumber(const EvalRecord& record);
 
+// A KernelBench record re-run against a problem file takes the file's name
+// ("40_LayerNorm", read back from the re-run's problem id, which
+// kernelBenchProblemSpec builds from it) when it has none, so that the
+// projection maps it to kernel families without a checkout at hand (the
+// leaderboard's records carry only level and number). kwb verify and
+// kwb reflag both apply it.
+void nameFromKernelBenchRerun(EvalRecord& record, const RerunResult& result);
+
 // Request for a record that isKernelBenchSample(). Reads files.
 Result<RerunRequest> kernelBenchRequestFromRecord(const EvalRecord& record, const KernelBenchSampleOptions& options);
 

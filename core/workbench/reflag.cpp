@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rerun/kernelbench_sample.h"
 #include "rerun/protocol.h"
 #include "rerun/rerun_session.h"
 
@@ -28,6 +29,7 @@ ReflagReport reflagRecords(std::vector<EvalRecord>& records, const FlagThreshold
         const std::vector<Flag> before = record.verification.flags;
         result->flags = deriveFlags(*result, thresholds);
         applyRerunToRecord(record, *result);
+        nameFromKernelBenchRerun(record, *result);
         ++report.reflagged;
         if (record.verification.flags != before) ++report.changed;
     }

@@ -12,6 +12,7 @@
 #include "records/native_reader.h"
 #include "records/native_writer.h"
 #include "records/record_loader.h"
+#include "rerun/kernelbench_sample.h"
 #include "workbench/build_board.h"
 #include "workbench/run_summary.h"
 
@@ -190,6 +191,7 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
         } else {
             applyRerunToRecord(record, *outcome->result);
             completeRecordFromRerun(record, *outcome->result, options.rerun);
+            nameFromKernelBenchRerun(record, *outcome->result);
             if (placement) recordPlacement(record, *placement);
             for (const auto& f : outcome->result->flags) ++report.flagCounts[f.code];
         }

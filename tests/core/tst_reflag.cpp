@@ -97,6 +97,25 @@ private Q_SLOTS:
         QCOMPARE(workbench::reflagRecords(records).changed, std::size_t{0});
     }
 
+    // Leaderboard records carry only level and number: the stored re-run names the problem file.
+    void namesKernelBenchProblemsFromTheRun()
+    {
+        std::vector<EvalRecord> records{verifiedWithOldFlags("lb"), verifiedWithOldFlags("other")};
+        for (auto& rec : records) {
+            rec.problem.suite = "KernelBench";
+            rec.problem.level = 1;
+            rec.problem.id = 12;
+        }
+        RerunResult r = incorrectRun();
+        r.problemId = "kernelbench_L1_12_Matmul_with_diagonal_matrices_";
+        records[0].verification.extra.back().json = rerunResultToJson(r).dump();
+        r.problemId = "kernelbench_L1_13_Matmul_for_symmetric_matrices"; // another file's: left unnamed
+        records[1].verification.extra.back().json = rerunResultToJson(r).dump();
+        QCOMPARE(workbench::reflagRecords(records).reflagged, std::size_t{2});
+        QCOMPARE(records[0].problem.name, std::string("12_Matmul_with_diagonal_matrices_"));
+        QVERIFY(records[1].problem.name.empty());
+    }
+
     void commandLine()
     {
         QTemporaryDir dir;
