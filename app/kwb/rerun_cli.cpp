@@ -120,7 +120,7 @@ bool readRerunOptions(const ArgParser& p, const char* command, RerunOptions& o, 
         while (!rest.empty()) {
             const auto comma = rest.find(',');
             const std::string tool = rest.substr(0, comma);
-            if (tool != "memcheck" && tool != "initcheck" && tool != "racecheck" && tool != "synccheck")
+            if (!isSanitizerTool(tool))
                 return bad("sanitize", *tools);
             o.sanitize.push_back(tool);
             rest = comma == std::string::npos ? std::string() : rest.substr(comma + 1);

@@ -71,7 +71,7 @@ template <typename V, FieldsOf<RerunOptions> S> void visitFields(V& v, S& o)
     v.check([&] { return o.checkEvery >= 1; }, "check_every must be >= 1");
     v.check([&] {
         for (const auto& t : o.sanitize)
-            if (t != "memcheck" && t != "initcheck" && t != "racecheck" && t != "synccheck") return false;
+            if (!isSanitizerTool(t)) return false;
         return true;
     }, "sanitize names a tool other than memcheck, initcheck, racecheck, synccheck");
     v.check([&] { return o.trials >= 0 && o.warmup >= 0 && o.correctnessTrials >= 0; }, "trial counts must be >= 0");

@@ -21,6 +21,11 @@ double sanitizerToolLimitS(double timeoutS)
     return std::max(10.0, timeoutS * 10.0);
 }
 
+bool isSanitizerTool(std::string_view tool)
+{
+    return tool == "memcheck" || tool == "initcheck" || tool == "racecheck" || tool == "synccheck";
+}
+
 double replyDeadlineS(const RerunOptions& options)
 {
     // + 5 s per tool: the tool's own start-up and the log read after its limit fires.

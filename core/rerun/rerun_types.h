@@ -37,7 +37,7 @@ struct RerunOptions {
     bool resetPersistingL2 = true;       // persisting-L2 limit 0 + reset before every timed batch
     bool hostTimer = true;               // host wall clock around a device synchronize per timed batch
     bool perCall = false;                // each call synchronised and timed alone, its output checked
-    std::vector<std::string> sanitize;   // compute-sanitizer tools: "memcheck", "initcheck", "racecheck"
+    std::vector<std::string> sanitize;   // compute-sanitizer tools (isSanitizerTool)
     bool adversarial = false;            // adversarial value sets + three bitwise runs
     bool oddShapes = false;              // adversarial: an odd/non-power-of-two shape where sizes allow
 };
@@ -50,6 +50,8 @@ double sanitizerToolLimitS(double timeoutS);
 // How long the parent waits for a request's reply: timeoutS plus each
 // requested sanitizer tool's limit.
 double replyDeadlineS(const RerunOptions& options);
+// The compute-sanitizer tools a request may name: memcheck, initcheck, racecheck, synccheck.
+bool isSanitizerTool(std::string_view tool);
 
 // Names of the checks a verdict can pass through (RerunResult::checksRun).
 namespace check {

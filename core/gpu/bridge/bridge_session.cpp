@@ -262,7 +262,7 @@ Status BridgeSession::setMember(const std::string& member, const std::string& te
                 return Status(ErrorCode::InvalidArgument,
                     "set_member sanitizer_logs: each run needs tool (string), log (string), answered (bool)");
             const std::string tool = run["tool"].get<std::string>();
-            if (tool != "memcheck" && tool != "initcheck" && tool != "racecheck" && tool != "synccheck")
+            if (!isSanitizerTool(tool))
                 return Status(ErrorCode::InvalidArgument, "set_member sanitizer_logs: unknown tool '" + tool + "'");
             const std::string detail = run.contains("detail") && run["detail"].is_string() ? run["detail"].get<std::string>() : "";
             reports.push_back(sanitizerReportOfRun(tool, run["log"].get<std::string>(), run["answered"].get<bool>(), detail));

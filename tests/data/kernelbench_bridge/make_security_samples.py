@@ -257,48 +257,12 @@ PERSIST = OOB.replace("oob", "persist").replace(
 # False-positive stressors in sample form (their native twins: softmax_rows/fast_math,
 # sum_rows/atomic): fast-math exponentials, and a split-K GEMM whose partial sums meet in
 # float atomics (correct, not bitwise deterministic: a note at most).
+# make_samples.py's softmax kernel with __expf for expf.
 FASTMATH = '''import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
-fast_source = r"""
-#include <torch/extension.h>
-#include <ATen/cuda/CUDAContext.h>
-
-// One block per row: max, sum of __expf, quotient (fast-math exponentials, fp32 throughout).
-__global__ void softmax_fast_kernel(const float* x, float* y, int cols) {
-    __shared__ float red[256];
-    const float* row = x + (long long)blockIdx.x * cols;
-    float* out = y + (long long)blockIdx.x * cols;
-    float m = -INFINITY;
-    for (int c = threadIdx.x; c < cols; c += blockDim.x) m = fmaxf(m, row[c]);
-    red[threadIdx.x] = m;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + s]);
-        __syncthreads();
-    }
-    m = red[0];
-    __syncthreads();
-    float sum = 0.0f;
-    for (int c = threadIdx.x; c < cols; c += blockDim.x) sum += __expf(row[c] - m);
-    red[threadIdx.x] = sum;
-    __syncthreads();
-    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s) red[threadIdx.x] += red[threadIdx.x + s];
-        __syncthreads();
-    }
-    const float inv = 1.0f / red[0];
-    for (int c = threadIdx.x; c < cols; c += blockDim.x) out[c] = __expf(row[c] - m) * inv;
-}
-
-torch::Tensor softmax_fast(torch::Tensor x) {
-    auto y = torch::empty_like(x);
-    softmax_fast_kernel<<<(unsigned)x.size(0), 256, 0, at::cuda::getCurrentCUDAStream()>>>(
-        x.data_ptr<float>(), y.data_ptr<float>(), (int)x.size(1));
-    return y;
-}
-"""
+fast_source = r"""%s"""
 
 fast_ext = load_inline(
     name="kwb_test_softmax_fast",
@@ -307,7 +271,8 @@ fast_ext = load_inline(
     functions=["softmax_fast"],
     verbose=False,
 )
-'''
+''' % make_samples.SOFTMAX_CUDA.replace("expf(", "__expf(").replace("softmax_rows", "softmax_fast_rows").replace(
+    "torch::Tensor softmax(", "torch::Tensor softmax_fast(").replace("sum of exponentials", "sum of __expf (fast-math)")
 
 SPLITK = '''import torch
 import torch.nn as nn

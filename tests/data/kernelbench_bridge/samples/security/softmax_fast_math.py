@@ -5,10 +5,11 @@ from torch.utils.cpp_extension import load_inline
 fast_source = r"""
 #include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
+#include <cuda_runtime.h>
 
-// One block per row: max, sum of __expf, quotient (fast-math exponentials, fp32 throughout).
-__global__ void softmax_fast_kernel(const float* x, float* y, int cols) {
-    __shared__ float red[256];
+// One block per row: max, then sum of __expf (fast-math), then the quotient.
+__global__ void softmax_fast_rows(const float* x, float* y, int cols) {
+    extern __shared__ float red[];
     const float* row = x + (long long)blockIdx.x * cols;
     float* out = y + (long long)blockIdx.x * cols;
     float m = -INFINITY;
@@ -35,8 +36,9 @@ __global__ void softmax_fast_kernel(const float* x, float* y, int cols) {
 
 torch::Tensor softmax_fast(torch::Tensor x) {
     auto y = torch::empty_like(x);
-    softmax_fast_kernel<<<(unsigned)x.size(0), 256, 0, at::cuda::getCurrentCUDAStream()>>>(
-        x.data_ptr<float>(), y.data_ptr<float>(), (int)x.size(1));
+    const int rows = x.size(0), cols = x.size(1), threads = 512;
+    softmax_fast_rows<<<rows, threads, threads * sizeof(float), at::cuda::getCurrentCUDAStream()>>>(
+        x.data_ptr<float>(), y.data_ptr<float>(), cols);
     return y;
 }
 """
