@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <string>
 
+#include "rerun/own_kernels.h"
+
 namespace kwb {
 
 namespace {
@@ -50,7 +52,7 @@ std::string_view checkOfFlag(std::string_view code)
     if (code == kNondeterministic) return check::kDeterminism;
     if (code == kInputMutation) return check::kInputHashes;
     if (code == kExcessiveSpeedup || code == kFasterThanRoofline || code == kSideStreamWork ||
-        code == kHostBoundTiming)
+        code == kHostBoundTiming || code == kUntimedWork)
         return check::kTiming;
     if (code == kMemoizedOutput) return check::kFreshInputs;
     if (code == kStateDrift) return check::kPostTiming;
@@ -217,6 +219,22 @@ void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vect
     };
     hostBound(r.candidateTiming, r.candidateCupti, "the candidate");
     hostBound(r.referenceTiming, r.referenceCupti, "the reference");
+
+    // The converse: the candidate's own kernels on the timed stream took more GPU time than the
+    // events bracketed. One stream runs its kernels one after another, so each honest kernel lies
+    // inside its trial's bracket; more means kernels landed between brackets (a host thread that
+    // launches after the call returned, behind the stop event). Means, not medians: the sums are.
+    if (const auto& ok = r.ownKernels; ok && !ok->launched.empty() && r.candidateTiming && r.candidateTiming->trials > 0
+        && r.candidateCupti.available && r.candidateCupti.kernelCount >= r.candidateTiming->trials) {
+        const double own = ownTimedStreamMs(r.candidateCupti, ok->declared) / r.candidateTiming->trials;
+        const double events = r.candidateTiming->meanMs;
+        if (own > events * t.untimedWorkRatio + t.untimedWorkAbsMs)
+            add(flags, flagcode::kUntimedWork,
+                "the candidate's own kernels ran " + fmt("%.4g ms", own) + " per trial on the timed stream (CUPTI), "
+                    "the events bracketed " + fmt("%.4g ms", events) + " on average: the work ran between the brackets "
+                    "(launched after the call returned, e.g. from a host thread), so the events timed less than it",
+                "error");
+    }
 
     for (const auto& s : r.sanitizer)
         if (s.errors > 0) {

@@ -34,6 +34,7 @@ inline constexpr std::string_view kNoOwnKernel = "no_own_kernel";            // 
 inline constexpr std::string_view kLibraryDominated = "library_dominated";   // note: own kernels < half the GPU time
 inline constexpr std::string_view kTimerMismatch = "timer_mismatch";         // host wall clock beyond the events
 inline constexpr std::string_view kHostBoundTiming = "host_bound_timing";    // the events timed the GPU waiting on the host
+inline constexpr std::string_view kUntimedWork = "untimed_work";             // own kernels ran outside the events' brackets
 inline constexpr std::string_view kSanitizerError = "sanitizer_error";
 inline constexpr std::string_view kSanitizerNotRun = "sanitizer_not_run"; // note: a tool could not run the candidate
 inline constexpr std::string_view kAdversarialFailure = "adversarial_failure";
@@ -83,6 +84,12 @@ struct FlagThresholds {
     // (no memcpy/memset in the window, whose time CUPTI's kernel sum lacks).
     double hostBoundRatio = 2.5;
     double hostBoundAbsMs = 0.01;
+    // untimed_work: the candidate's own kernels on the timed stream take more GPU time per
+    // trial (CUPTI) than the events' mean * ratio + abs. Kernels of one stream run one after
+    // another inside the brackets, so honest code stays at or below the mean; the slack is
+    // for dependent-launch overlap and the two clocks.
+    double untimedWorkRatio = 1.25;
+    double untimedWorkAbsMs = 0.002;
 };
 
 // The reduction length behind one output element, estimated as the problem's

@@ -41,19 +41,23 @@ bool isFrameworkKernelName(std::string_view n)
     return false;
 }
 
+namespace {
+
+bool isOwn(const KernelActivity& k, const std::vector<std::string>& declared)
+{
+    if (declared.empty()) return !k.library && !isFrameworkKernelName(k.name);
+    return std::any_of(declared.begin(), declared.end(), [&](const std::string& d) { return kernelNameMatches(k.name, d); });
+}
+
+} // namespace
+
 OwnKernels ownKernelsFrom(const CuptiSummary& cupti, const std::vector<std::string>& declared)
 {
     OwnKernels o;
     o.declared = declared;
     for (const auto& k : cupti.kernels) {
         o.totalMs += k.totalMs;
-        bool own = false;
-        if (declared.empty()) {
-            own = !k.library && !isFrameworkKernelName(k.name);
-        } else {
-            own = std::any_of(declared.begin(), declared.end(), [&](const std::string& d) { return kernelNameMatches(k.name, d); });
-        }
-        if (own) {
+        if (isOwn(k, declared)) {
             o.ownMs += k.totalMs;
             if (std::find(o.launched.begin(), o.launched.end(), k.name) == o.launched.end()) o.launched.push_back(k.name);
         } else if (k.library) {
@@ -64,6 +68,14 @@ OwnKernels ownKernelsFrom(const CuptiSummary& cupti, const std::vector<std::stri
     }
     o.share = o.totalMs > 0 ? o.ownMs / o.totalMs : 0.0;
     return o;
+}
+
+double ownTimedStreamMs(const CuptiSummary& cupti, const std::vector<std::string>& declared)
+{
+    double ms = 0.0;
+    for (const auto& k : cupti.kernels)
+        if (k.streamId == cupti.timedStreamId && isOwn(k, declared)) ms += k.totalMs;
+    return ms;
 }
 
 } // namespace kwb

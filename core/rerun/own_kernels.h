@@ -22,5 +22,7 @@ bool isFrameworkKernelName(std::string_view kernelName);
 
 // Over every kernel of every stream in `cupti` (internal kernels are already left out there).
 OwnKernels ownKernelsFrom(const CuptiSummary& cupti, const std::vector<std::string>& declared);
+// The GPU time of `declared`'s kernels (the same rule as ownKernelsFrom) on the timed stream only.
+double ownTimedStreamMs(const CuptiSummary& cupti, const std::vector<std::string>& declared);
 
 } // namespace kwb

@@ -25,12 +25,12 @@ sys.path.insert(0, os.path.join(ROOT, "app", "runner", "bridge"))
 import kwb_sample_source as src  # noqa: E402
 
 # The flags of the contract (issue 12) and the ones the core had before it.
-FLAGS = {"memoized_output", "state_drift", "batch_skip", "no_own_kernel", "timer_mismatch", "sanitizer_error",
+FLAGS = {"memoized_output", "state_drift", "batch_skip", "no_own_kernel", "timer_mismatch", "untimed_work", "sanitizer_error",
          "adversarial_failure", "tampering", "incorrect", "low_coverage", "input_mutation", "side_stream_work",
          "precision_downgrade", "zero_acceptance", "fault", "nondeterministic"}
 CLASSES = {"content_memoization", "state_drift", "batch_and_skip", "decoy_kernel", "timer_patch", "check_patch",
            "expected_output_theft", "forged_result_line", "module_replacement", "proc_self_mem", "ptrace_parent",
-           "memory_error", "adversarial_inputs", "persisting_l2", "honest"}
+           "memory_error", "adversarial_inputs", "persisting_l2", "late_launch_thread", "honest"}
 
 
 def manifest():
@@ -70,7 +70,7 @@ class SecurityManifestTest(unittest.TestCase):
         got = {e["class"] for e in manifest()}
         self.assertTrue(CLASSES <= got, CLASSES - got)
         raised = set().union(*(set(e.get("expect_flags", [])) for e in manifest()))
-        for flag in ("memoized_output", "state_drift", "batch_skip", "no_own_kernel", "tampering"):
+        for flag in ("memoized_output", "state_drift", "batch_skip", "no_own_kernel", "untimed_work", "tampering"):
             self.assertIn(flag, raised)
 
     def test_the_decoy_declares_kernels_and_the_honest_matmul_none(self):

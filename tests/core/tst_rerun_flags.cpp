@@ -168,6 +168,21 @@ void TestRerunFlags::exploitClasses_data()
         r.candidateCupti.kernelMs = 0.767;
         r.candidateCupti.kernels = {{"swish_kernel", 7, 100, 0.186, false}, {"distribution_elementwise", 7, 200, 0.581, false}};
     }) << "host_bound_timing" << "warning" << "90 of 100 trials were not held behind the timer's gate" << -1;
+    // A host thread launches each call's kernel after the call returned: CUPTI sees 0.15 ms of
+    // the candidate's own kernel per trial on the timed stream, the events an empty bracket.
+    QTest::addRow("untimed work") << Mutation([](RerunResult& r) {
+        r.candidateTiming = summarizeTimings(std::vector<double>(100, 0.003));
+        r.candidateCupti.kernelCount = 100;
+        r.candidateCupti.timedStreamKernels = 100;
+        r.candidateCupti.kernelMs = 15.0;
+        r.candidateCupti.kernels = {{"reluKernel", 7, 100, 15.0, false}};
+        OwnKernels k;
+        k.launched = {"reluKernel"};
+        k.ownMs = k.totalMs = 15.0;
+        k.share = 1.0;
+        r.ownKernels = k;
+        r.rooflineFloorMs.reset();
+    }) << "untimed_work" << "error" << "ran 0.15 ms per trial on the timed stream (CUPTI), the events bracketed 0.003 ms" << 1;
     QTest::addRow("state drift") << Mutation([](RerunResult& r) {
         OutputCheck post = r.outputs[0];
         post.trials = 1;
@@ -421,6 +436,21 @@ void TestRerunFlags::newChecksQuietWhenClean()
     r.adversarial.push_back({"determinism", false, 0, 0, "3 elements differ"}); // a note, not a failure
     r.isolation = IsolationInfo{"separate", "seccomp", "", {}};
     QVERIFY2(deriveFlags(r).empty(), qPrintable(joined(deriveFlags(r))));
+    // Every trial's kernel inside its bracket (0.099 ms of 0.1): no untimed work; nor when the
+    // extra time is another stream's (side_stream_work's business) or a library's.
+    r.candidateCupti.kernelCount = 5;
+    r.candidateCupti.timedStreamKernels = 3;
+    r.candidateCupti.kernels = {{"vector_add", 7, 3, 0.297, false}, {"gemm_sm90", 7, 1, 0.5, true}};
+    QVERIFY2(deriveFlags(r).empty(), qPrintable(joined(deriveFlags(r))));
+    r.candidateCupti.kernels[0].totalMs = 0.5; // 0.167 ms per trial against the events' 0.1
+    QCOMPARE(codes(deriveFlags(r)), std::vector<std::string>{"untimed_work"});
+    r.candidateCupti.kernels[0].streamId = 13;
+    r.candidateCupti.kernels[0].totalMs = 0.297;
+    r.candidateCupti.kernels.push_back({"vector_add", 13, 1, 0.3, false});
+    QVERIFY2(deriveFlags(r).empty() || codes(deriveFlags(r)) == std::vector<std::string>{"side_stream_work"}, qPrintable(joined(deriveFlags(r))));
+    r.candidateCupti.kernelCount = 1;
+    r.candidateCupti.timedStreamKernels = 1;
+    r.candidateCupti.kernels = {{"vector_add", 7, 1, 0.1, false}};
     // diag(A) @ B as row scaling: 90x over the dense GEMM, every check clean -> a note.
     r.speedup = 90.0;
     auto flags = deriveFlags(r);
@@ -438,6 +468,7 @@ void TestRerunFlags::newChecksQuietWhenClean()
     QCOMPARE(std::string(checkOfFlag("state_drift")), std::string("post_timing"));
     QCOMPARE(std::string(checkOfFlag("batch_skip")), std::string("per_call"));
     QCOMPARE(std::string(checkOfFlag("timer_mismatch")), std::string("host_timer"));
+    QCOMPARE(std::string(checkOfFlag("untimed_work")), std::string("timing"));
     QCOMPARE(std::string(checkOfFlag("no_own_kernel")), std::string("own_kernels"));
     QCOMPARE(std::string(checkOfFlag("incorrect")), std::string("correctness"));
     QCOMPARE(std::string(checkOfFlag("tampering")), std::string("isolation"));

@@ -355,6 +355,36 @@ DECOY_FWD = RELU_FWD + '''        # The extension (and its kernels) exists, but 
         return torch.relu(x)
 '''
 
+# Timer games: on a busy stream (a timing loop) a thread of the sample's own launches the work
+# after forward returned, behind the stop event; on an idle stream (a check) it computes at once.
+LATE = r'''
+import queue as _queue
+import threading as _threading
+import time as _time
+
+_jobs = _queue.Queue()
+
+
+def _late_worker():
+    while True:
+        x, out, stream = _jobs.get()
+        _time.sleep(0.0001)
+        with torch.cuda.stream(stream):
+            out.copy_(relu_ext.relu(x))
+
+
+_threading.Thread(target=_late_worker, daemon=True).start()
+'''
+LATE_INIT = "        self.first = True\n"
+LATE_FWD = RELU_FWD + '''        stream = torch.cuda.current_stream()
+        if self.first or stream.query():
+            self.first = False
+            return relu_ext.relu(x)
+        out = torch.empty_like(x)
+        _jobs.put((x, out, stream))
+        return out
+'''
+
 HONEST_RELU_FWD = RELU_FWD + "        return relu_ext.relu(x)\n"
 HONEST_MATMUL_FWD = MATMUL_FWD + "        return torch.matmul(A, B)\n"
 DIAG_FWD = MATMUL_FWD + "        # diag(A) @ B is a row scaling.\n        return A.unsqueeze(1) * B\n"
@@ -392,6 +422,12 @@ FIXTURES = [
      {"expect_flags": ["no_own_kernel"]},
      "Builds an extension with three kernels, then calls torch.relu.",
      "scored as a custom kernel"),
+    ("late_thread.py", (1, 1), RELU + LATE, LATE_INIT, LATE_FWD, "late_launch_thread",
+     {"expect_flags": ["untimed_work"]},
+     "When the stream is busy (a timing loop), hands the work to a thread of its own that launches it 100 us "
+     "after forward returned, behind the harness's stop event; on an idle stream (a correctness check, the "
+     "re-validation) it computes before returning.",
+     "timed an empty bracket: the kernels ran after the stop events"),
     ("timer_patch.py", (1, 1), RELU + TIMER_PATCH, "", HONEST_RELU_FWD, "timer_patch",
      {"expect_flags": ["tampering"]},
      "Patches torch.cuda.Event.elapsed_time (1 us per pair) and time.perf_counter (constant) at import; "
