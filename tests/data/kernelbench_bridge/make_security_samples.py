@@ -190,9 +190,10 @@ def _attach_parent():
 _attach_parent()
 '''
 
-# Its own extension: a ReLU whose every thread also reads 4096 elements past the end of
-# its input and folds the value in times zero, so every output is right and only a
-# memory checker sees the read (the native relu_rand/oob_read in sample form).
+# An extension of the sample's own: a ReLU whose every thread also reads past the end of a
+# tensor and folds the value in times zero, so every output is right and only a memory
+# checker sees the read (the native relu_rand/oob_read in sample form, by way of OOB_READ
+# below; clamp_relu and persisting_l2 are built from this source too).
 OOB = '''import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
@@ -223,6 +224,26 @@ oob_ext = load_inline(
     verbose=False,
 )
 '''
+
+# The fixture itself reads past a small tensor of its own rather than past x: 4096 floats past a
+# 256 MB input leave its allocation (the caching allocator gives a tensor that large a segment of
+# its own, so the read faults, measured on the H200). 300,000 floats (1.2 MB) come from a 20 MB
+# segment under the caching allocator and fill 1.2 MB of a 2 MiB granule under cudaMalloc alone
+# (the sanitizer pass turns the cache off): mapped either way, past the tensor either way.
+OOB_READ = OOB.replace(
+    "__global__ void relu_oob_kernel(const float* x, float* y, long long n) {\n"
+    "    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) y[i] = fmaxf(x[i], 0.0f) + 0.0f * x[i + 4096];\n",
+    "__global__ void relu_oob_kernel(const float* x, float* y, const float* pad, long long pad_n, long long n) {\n"
+    "    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    // 0 * min(|v|, 1) is 0 whatever v is (fminf drops a NaN): every output is right.\n"
+    "    if (i < n) y[i] = fmaxf(x[i], 0.0f) + 0.0f * fminf(fabsf(pad[pad_n + (i & 4095)]), 1.0f);\n").replace(
+    "    long long n = x.numel();\n    relu_oob_kernel<<<(unsigned)((n + 255) / 256), 256, 0, at::cuda::getCurrentCUDAStream()>>>(\n"
+    "        x.data_ptr<float>(), y.data_ptr<float>(), n);\n",
+    "    long long n = x.numel();\n    auto pad = torch::zeros({300000}, x.options());\n"
+    "    relu_oob_kernel<<<(unsigned)((n + 255) / 256), 256, 0, at::cuda::getCurrentCUDAStream()>>>(\n"
+    "        x.data_ptr<float>(), y.data_ptr<float>(), pad.data_ptr<float>(), pad.numel(), n);\n")
+assert OOB_READ.count("pad") >= 6, "OOB_READ replacements missed"
 
 # A ReLU that clamps at 1000: right on torch.randn's values, wrong on the adversarial sets
 # (near the dtype's maximum, x1e3 scales) that issue 12 adds beside the spec's distribution.
@@ -460,10 +481,11 @@ FIXTURES = [
      {"expect_flags": ["tampering"]},
      "PTRACE_ATTACH to its parent through libc and through a raw system call; computes honestly.",
      "attached to kwb (same user), unnoticed"),
-    ("oob_read.py", (1, 1), OOB, "", RELU_FWD + "        return oob_ext.relu_oob(x)\n", "memory_error",
+    ("oob_read.py", (1, 1), OOB_READ, "", RELU_FWD + "        return oob_ext.relu_oob(x)\n", "memory_error",
      {"expect_flags": ["sanitizer_error"], "options": {"sanitize": ["memcheck"]}},
-     "Reads 4096 elements past its input on every thread and folds the value in times zero: every output "
-     "is right; only compute-sanitizer's memcheck sees the out-of-bounds read.",
+     "Every thread reads up to 4096 elements past the end of a 300,000-float tensor of its own (mapped "
+     "memory) and folds the value in times zero: every output is right; only compute-sanitizer's memcheck "
+     "sees the out-of-bounds read.",
      "passed: its values are right"),
     ("clamp_relu.py", (1, 1), CLAMP, "", RELU_FWD + "        return clamp_ext.relu_clamp(x)\n",
      "adversarial_inputs", {"expect_flags": ["adversarial_failure"], "options": {"adversarial": True}},
