@@ -16,9 +16,6 @@ import json
 import statistics
 import sys
 
-ERRORS = {"incorrect", "low_coverage", "memoized_output", "state_drift", "batch_skip", "no_own_kernel",
-          "side_stream_work", "timer_mismatch", "tampering", "input_mutation", "sanitizer_error",
-          "adversarial_failure"}
 
 
 def load(path):
@@ -54,7 +51,7 @@ def facts(r):
         "problem": (r.get("problem") or {}).get("id"), "name": rr.get("problem_id", ""),
         "claim": claim if isinstance(claim, (int, float)) else None, "claimed_correct": claimed_correct,
         "status": status, "correct": correct, "speedup": rr.get("speedup"), "codes": codes,
-        "errors": [c for c in codes if c in ERRORS], "coverage": min(cov) if cov else None,
+        "errors": [f.get("code") for f in flags if f.get("severity") == "error"], "coverage": min(cov) if cov else None,
         "own_share": own.get("share"), "flags": flags, "message": rr.get("message", ""),
         "trials": (rr.get("candidate_timing") or {}).get("trials"),
         "max_abs": max((o.get("max_abs_error") for o in outs if isinstance(o.get("max_abs_error"), (int, float))),

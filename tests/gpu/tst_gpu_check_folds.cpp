@@ -151,6 +151,29 @@ void sanitizerReport()
         false, "the worker died");
     GT_CHECK_EQ(silent.errors, -1);
     GT_CHECK(silent.firstReport.find("returned no result (the worker died)") != std::string::npos);
+    // The tool's status lines after a death are not errors.
+    const kwb::SanitizerReport died = kwb::gpu::sanitizerReportOfRun("memcheck",
+        "========= Error: process didn't terminate successfully\n========= Target application returned an error\n"
+        "========= ERROR SUMMARY: 0 errors\n", false, "the candidate worker exited with status 6");
+    GT_CHECK_EQ(died.errors, -1);
+    // Errors found before the program died are a finding, not "did not run" (the sample
+    // form of oob_read on the H200: memcheck failed the kernel, the worker aborted).
+    const kwb::SanitizerReport foundThenDied = kwb::gpu::sanitizerReportOfRun("memcheck",
+        memcheck + "========= Error: process didn't terminate successfully\n", false,
+        "the candidate worker exited with status 6");
+    GT_CHECK_EQ(foundThenDied.errors, 4096);
+    GT_CHECK(foundThenDied.firstReport.rfind("Invalid __global__ read of size 4 bytes", 0) == 0);
+    GT_CHECK(foundThenDied.firstReport.find("then returned no result: the candidate worker exited with status 6")
+             != std::string::npos);
+    // The log's tail as the H200 run recorded it (the sample form of oob_read under memcheck).
+    const kwb::SanitizerReport recorded = kwb::gpu::sanitizerReportOfRun("memcheck",
+        "      Host Frame: _wrapped_call_impl in module.py:1779\n=========         Host Frame: forward in "
+        "kwb_candidate_worker.py:329\n========= \n========= Error: process didn't terminate successfully\n"
+        "========= Target application returned an error\n========= ERROR SUMMARY: 162434 errors\n"
+        "========= ERROR SUMMARY: 162414 errors were not printed. Use --print-limit option to adjust the number of "
+        "printed errors\n",
+        false, "end of the worker's replies: the candidate worker exited with status 6");
+    GT_CHECK_EQ(recorded.errors, 162434);
     GT_CHECK_EQ(kwb::gpu::sanitizerReportOfRun("memcheck", "", true, "exit status 1").errors, -1);
     GT_CHECK_EQ(kwb::gpu::sanitizerReportOfRun("memcheck", memcheck, true, "").errors, 4096);
 }

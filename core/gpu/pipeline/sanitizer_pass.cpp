@@ -74,14 +74,16 @@ SanitizerReport parseSanitizerLog(std::string_view tool, std::string_view log)
         const std::string_view body = line.substr(prefix.size());
         if (body.empty()) continue;
         if (body.rfind("ERROR SUMMARY:", 0) == 0) {
-            summary = std::strtoll(std::string(body.substr(14)).c_str(), nullptr, 10);
+            // "N errors", then with a print limit also "M errors were not printed" (M < N).
+            summary = std::max<std::int64_t>(summary, std::strtoll(std::string(body.substr(14)).c_str(), nullptr, 10));
             inBlock = false;
         } else if (body.front() != ' '
             && (body.find("Invalid") != std::string_view::npos || body.find("Uninitialized") != std::string_view::npos
                 || body.find("Race") != std::string_view::npos || body.find("hazard") != std::string_view::npos
                 || body.find("Error") != std::string_view::npos || body.find("error") != std::string_view::npos)
             && body.find("COMPUTE-SANITIZER") == std::string_view::npos && body.find("SUMMARY") == std::string_view::npos
-            && body.find("Target application") == std::string_view::npos) {
+            && body.find("Target application") == std::string_view::npos
+            && body.find("process didn't terminate") == std::string_view::npos) { // the tool's own status lines
             blocks.push_back({std::string(body), false});
             inBlock = true;
         } else if (inBlock && body.front() == ' ') {
@@ -118,6 +120,12 @@ SanitizerReport sanitizerReportOfRun(std::string_view tool, std::string_view log
     if (log.empty()) {
         r.errors = -1;
         r.firstReport = "compute-sanitizer wrote no report" + (detail.empty() ? std::string() : " (" + std::string(detail) + ")");
+    } else if (!answered && r.errors > 0) {
+        // Errors the tool saw before the program died are a finding (memcheck makes the faulting
+        // kernel's launch fail, and a worker may abort on that: the leaderboard's sample form of
+        // oob_read on the H200, 162,434 errors, then status 6), not "did not run".
+        r.firstReport += "\n(the program then returned no result" +
+                         (detail.empty() ? std::string() : ": " + std::string(detail)) + ")";
     } else if (!answered) {
         const std::string_view tail = log.size() > 600 ? log.substr(log.size() - 600) : log;
         r.errors = -1;

@@ -24,10 +24,11 @@ std::string computeSanitizerPath();
 // first report is the first "=========" block that names an error (trimmed).
 SanitizerReport parseSanitizerLog(std::string_view tool, std::string_view log);
 
-// One tool's report from a run under it: the log parsed, unless the program
-// under the tool did not answer (`answered` false: no result line, a dead
-// worker), which is errors = -1 with `detail` and the log's tail, so that "did
-// not run" never reads as "no errors". Used by this pass and by the bridge's
+// One tool's report from a run under it: the log parsed. A program under the
+// tool that did not answer (`answered` false: no result line, a dead worker)
+// keeps the errors its log names (the errors may be why it died); with none,
+// it is errors = -1 with `detail` and the log's tail, so that "did not run"
+// never reads as "no errors". Used by this pass and by the bridge's
 // (KernelBench samples: the candidate worker under the tool).
 SanitizerReport sanitizerReportOfRun(std::string_view tool, std::string_view log, bool answered,
     std::string_view detail);
