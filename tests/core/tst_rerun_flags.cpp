@@ -150,6 +150,14 @@ void TestRerunFlags::exploitClasses_data()
     QTest::addRow("memoized output") << Mutation([](RerunResult& r) {
         r.freshInputs = FreshInputsCheck{100, 10, 9, 0.71, "00ff"};
     }) << "memoized_output" << "error" << "9 of 10 checked timed trials are wrong on their fresh inputs" << 1;
+    // Failing allclose with fp32-level errors: a tolerance borderline, not a stale output.
+    QTest::addRow("fresh inputs at the tolerance's edge") << Mutation([](RerunResult& r) {
+        r.freshInputs = FreshInputsCheck{100, 12, 8, 5.3e-7, "00ff"};
+    }) << "incorrect" << "error" << "8 of 12 checked timed trials are wrong on their fresh inputs (worst relative L2 error 5.3e-07), though the correctness trials passed" << 1;
+    // Non-finite stale outputs read relative L2 0: still memoized.
+    QTest::addRow("memoized output, non-finite") << Mutation([](RerunResult& r) {
+        r.freshInputs = FreshInputsCheck{100, 10, 10, 0.0, "00ff"};
+    }) << "memoized_output" << "error" << "10 of 10 checked timed trials" << 1;
     // The leaderboard's Swish sample: 56 us per call on the events, 7.7 us of GPU work per trial.
     QTest::addRow("host-bound timing") << Mutation([](RerunResult& r) {
         r.candidateTiming = summarizeTimings(std::vector<double>(100, 0.056));
