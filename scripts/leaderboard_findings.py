@@ -3,17 +3,21 @@
 re-run outcomes, flags, claimed against re-measured speedups per model, the
 largest claims with their verdicts, and every record of one problem in detail.
 
-    scripts/leaderboard_findings.py VERIFIED.jsonl [--problem 1:12] [--top 15]
+    scripts/leaderboard_findings.py VERIFIED.jsonl [--kwb build/app/kwb/kwb] [--problem 1:12] [--top 15]
 
 VERIFIED.jsonl: kwb verify's output (native records; the claim is the
 record's own speedup and outcome, the re-run is verification.rerun). Every
-verdict printed here is core's, read from the records (flags, outputs,
-coverage); this script only counts and tabulates them."""
+verdict printed here is core's: flags, outputs and coverage read from the
+records, and each claim's verdict from `kwb summary --format json` (the
+"claims" member, core/analysis/claims); this script only counts and
+tabulates them."""
 
 import argparse
 import collections
 import json
+import os
 import statistics
+import subprocess
 import sys
 
 
@@ -90,6 +94,16 @@ def timer_section(rows):
             fmt(per("memcpy_count"), "%.1f"), ", ".join(also) or "-"))
 
 
+def core_claims(kwb, path):
+    """Core's claim verdicts: `kwb summary --format json --claims yes`'s "claims" member."""
+    try:
+        out = subprocess.run([kwb, "summary", "--format", "json", "--claims", "yes", path], check=True,
+                             capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        sys.exit("%s: kwb summary failed: %s" % (kwb, exc))
+    return json.loads(out)["claims"]
+
+
 def verdict(f):
     return "correct" if f["correct"] else "incorrect" if f["status"] == "ok" else f["status"]
 
@@ -103,6 +117,8 @@ def main():
     ap.add_argument("verified")
     ap.add_argument("--problem", default="1:12", help="LEVEL:ID of the problem to list record by record")
     ap.add_argument("--top", type=int, default=15, help="how many of the largest claims to list")
+    ap.add_argument("--kwb", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "app",
+                                                  "kwb", "kwb"), help="the kwb binary (core's claim verdicts)")
     a = ap.parse_args()
     rows = [facts(r) for r in load(a.verified)]
     n = len(rows)
@@ -148,32 +164,32 @@ def main():
 
     timer_section(rows)
 
+    claims = core_claims(a.kwb, a.verified)
     print("\n## Claimed against re-measured speedup, per model\n")
-    print("A claim is the record's own speedup (KernelBench's, on its hardware); it holds when the re-run is "
-          "correct, has no error flag and re-measures at least 80% of it.\n")
-    print("| model | records | claims > 1 | re-run correct | holds | faster than eager (re-run) | "
-          "median claimed | median re-measured |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    by = collections.defaultdict(list)
-    for f in rows:
-        by[f["model"]].append(f)
-    for model in sorted(by) + ["all"]:
-        fs = rows if model == "all" else by[model]
-        claims = [f for f in fs if f["claim"] and f["claim"] > 1]
-        holds = [f for f in claims if f in clean and f["speedup"] and f["speedup"] >= 0.8 * f["claim"]]
-        faster = [f for f in fs if f in clean and f["speedup"] and f["speedup"] > 1]
-        cl = [f["claim"] for f in fs if f["claim"]]
-        rm = [f["speedup"] for f in fs if f in correct and f["speedup"]]
-        print("| %s | %d | %d | %d | %d | %d | %s | %s |" % (
-            model, len(fs), len(claims), sum(1 for f in fs if f in correct), len(holds), len(faster),
-            fmt(statistics.median(cl) if cl else None), fmt(statistics.median(rm) if rm else None)))
+    print("Core's claim verdicts (`kwb summary --claims`, the window's claims view): a claim is a record's own "
+          "speedup above %g (KernelBench's, on its hardware); it survives when the re-run is correct, carries no "
+          "flag above a note and is still faster than the baseline, and holds when it re-measures at least %.0f%% "
+          "of the claim.\n" % (claims["min_claim"], 100 * claims["hold_ratio"]))
+    print("| model | records | claims | survive | holds | smaller | lost | suspect | failed | median re-measured / claimed |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for t in claims["tallies"]:
+        print("| %s | %d | %d | %d | %d | %d | %d | %d | %d | %s |" % (
+            t["model"], t["records"], t["claims"], t["survived"], t["holds"], t["shrank"], t["lost"], t["suspect"],
+            t["failed"], fmt(t.get("median_ratio"))))
+    cl = [f["claim"] for f in rows if f["claim"]]
+    rm = [f["speedup"] for f in correct if f["speedup"]]
+    print("\nMedian claimed speedup %s; median re-measured speedup of the re-run correct %s; re-run correct, "
+          "no error flag and faster than eager PyTorch: %d." % (
+              fmt(statistics.median(cl) if cl else None), fmt(statistics.median(rm) if rm else None),
+              sum(1 for f in clean if f["speedup"] and f["speedup"] > 1)))
+    by_id = {p["id"]: p["verdict"] for p in claims["points"]}
 
     print("\n## The %d largest claims\n" % a.top)
-    print("| model | problem | claimed | re-measured | re-run | flags |\n| --- | --- | --- | --- | --- | --- |")
+    print("| model | problem | claimed | re-measured | re-run | claim | flags |\n| --- | --- | --- | --- | --- | --- | --- |")
     for f in sorted((f for f in rows if f["claim"]), key=lambda f: -f["claim"])[:a.top]:
-        print("| %s | L%s/%s %s | %.2fx | %s | %s | %s |" % (
+        print("| %s | L%s/%s %s | %.2fx | %s | %s | %s | %s |" % (
             f["model"], f["level"], f["problem"], f["name"].split("_", 3)[-1][:28], f["claim"],
-            fmt(f["speedup"], "%.2fx"), verdict(f), ", ".join(f["codes"]) or "-"))
+            fmt(f["speedup"], "%.2fx"), verdict(f), by_id.get(f["id"], "-"), ", ".join(f["codes"]) or "-"))
 
     lv, pid = (int(x) for x in a.problem.split(":"))
     sel = [f for f in rows if f["level"] == lv and f["problem"] == pid]

@@ -133,7 +133,16 @@ int runSummary(const Args& args)
     const RecordSet set = loadRecordFiles(p.positionals(), load);
     printIssues(set);
     const auto groups = summarize(set.records, options);
-    if (format == "json") std::fputs(summaryToJson(groups, set.allIssues()).c_str(), stdout);
+    // Claimed against verified (core/analysis/claims): what the re-runs found.
+    const auto points = analyzeClaims(set.records, claimOptions);
+    const bool anyRerun = std::any_of(points.begin(), points.end(),
+        [](const ClaimPoint& c) { return c.verdict != ClaimVerdict::NotReMeasured; });
+    const bool withClaims = claims == "yes" || (claims == "auto" && anyRerun);
+    if (format == "json")
+        std::fputs(summaryToJson(groups, set.allIssues(),
+                       withClaims ? claimsToJson(points, tallyClaims(points), claimOptions) : std::string())
+                       .c_str(),
+            stdout);
     else if (format == "csv") std::fputs(summaryToCsv(groups).c_str(), stdout);
     else {
         std::fputs(summaryToTable(groups).c_str(), stdout);
@@ -142,11 +151,7 @@ int runSummary(const Args& args)
         if (set.badRecordCount()) std::fprintf(stdout, "; %zu bad records skipped", set.badRecordCount());
         if (set.failedFileCount()) std::fprintf(stdout, "; %zu files failed", set.failedFileCount());
         std::fputs("\n", stdout);
-        // Claimed against verified (core/analysis/claims): what the re-runs found.
-        const auto points = analyzeClaims(set.records, claimOptions);
-        const bool anyRerun = std::any_of(points.begin(), points.end(),
-            [](const ClaimPoint& c) { return c.verdict != ClaimVerdict::NotReMeasured; });
-        if (claims == "yes" || (claims == "auto" && anyRerun)) {
+        if (withClaims) {
             std::fputs("\nClaimed speedups against their re-runs\n\n", stdout);
             std::fputs(claimTallyText(tallyClaims(points), claimOptions).c_str(), stdout);
         }

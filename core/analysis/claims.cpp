@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_writer.h"
 #include "base/text_table.h"
 
 namespace kwb {
@@ -165,6 +166,50 @@ std::string claimTallyText(const std::vector<ClaimTally>& tallies, const ClaimOp
         "and still faster than the baseline (holds: at least %.0f%% of the claim). Ratio = re-measured / claimed.\n",
         options.minClaim, 100.0 * options.holdRatio);
     return t.toText() + legend;
+}
+
+std::string claimsToJson(const std::vector<ClaimPoint>& points, const std::vector<ClaimTally>& tallies,
+    const ClaimOptions& options)
+{
+    std::string out;
+    JsonWriter w(out);
+    w.beginObject();
+    w.field("hold_ratio", options.holdRatio);
+    w.field("min_claim", options.minClaim);
+    w.key("tallies").beginArray();
+    for (const auto& t : tallies) {
+        w.beginObject();
+        w.field("model", t.model);
+        w.field("records", t.records);
+        w.field("claims", t.claims);
+        w.field("re_measured", t.reMeasured);
+        w.field("survived", t.survived());
+        for (int v = 0; v < kClaimVerdictCount; ++v)
+            if (static_cast<ClaimVerdict>(v) != ClaimVerdict::NotAClaim)
+                w.field(claimVerdictName(static_cast<ClaimVerdict>(v)), t.byVerdict[v]);
+        w.optionalField("median_ratio", t.medianRatio);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("points").beginArray();
+    for (const auto& p : points) {
+        w.beginObject();
+        w.field("id", p.id);
+        w.field("model", p.model);
+        w.field("problem", p.problem);
+        w.optionalField("claimed", p.claimed);
+        w.optionalField("re_measured", p.reMeasured);
+        w.nonEmptyField("rerun_status", p.rerunStatus);
+        w.field("is_claim", p.isClaim);
+        w.field("verdict", claimVerdictName(p.verdict));
+        w.key("flags").beginArray();
+        for (const auto& f : p.flags) w.value(f);
+        w.endArray();
+        w.endObject();
+    }
+    w.endArray();
+    w.endObject();
+    return out;
 }
 
 } // namespace kwb

@@ -66,5 +66,9 @@ std::vector<ClaimTally> tallyClaims(const std::vector<ClaimPoint>& points);
 
 // The per-model table as text (kwb summary) and as Markdown.
 std::string claimTallyText(const std::vector<ClaimTally>& tallies, const ClaimOptions& options);
+// The options, the per-model tallies and every point with its verdict, as JSON (`kwb summary
+// --format json`'s "claims" member): scripts read the verdicts instead of deriving their own.
+std::string claimsToJson(const std::vector<ClaimPoint>& points, const std::vector<ClaimTally>& tallies,
+    const ClaimOptions& options);
 
 } // namespace kwb

@@ -48,7 +48,8 @@ std::string opt(const std::optional<double>& v, int digits)
 
 } // namespace
 
-std::string summaryToJson(const std::vector<GroupSummary>& groups, const std::vector<Status>& errors)
+std::string summaryToJson(const std::vector<GroupSummary>& groups, const std::vector<Status>& errors,
+    std::string_view claimsJson)
 {
     std::string out;
     JsonWriter w(out);
@@ -104,6 +105,7 @@ std::string summaryToJson(const std::vector<GroupSummary>& groups, const std::ve
         w.endObject();
     }
     w.endArray();
+    if (!claimsJson.empty()) w.key("claims").raw(claimsJson);
     w.endObject();
     out += "\n";
     return out;

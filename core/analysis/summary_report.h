@@ -2,6 +2,7 @@
 // Renders summaries for `kwb summary`. The JSON form is a stable contract,
 // documented in docs/formats.md ("Summary JSON").
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/statistics.h"
@@ -9,7 +10,9 @@
 
 namespace kwb {
 
-std::string summaryToJson(const std::vector<GroupSummary>& groups, const std::vector<Status>& errors);
+// `claimsJson` (optional): already-valid JSON (claimsToJson, analysis/claims.h) kept as member "claims".
+std::string summaryToJson(const std::vector<GroupSummary>& groups, const std::vector<Status>& errors,
+    std::string_view claimsJson = {});
 std::string summaryToCsv(const std::vector<GroupSummary>& groups);
 std::string summaryToTable(const std::vector<GroupSummary>& groups);
 

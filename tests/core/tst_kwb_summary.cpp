@@ -85,6 +85,39 @@ private Q_SLOTS:
         QCOMPARE(total, 413);
     }
 
+    // The leaderboard as kwb verify re-ran it on the H200: the JSON carries core's claim verdicts
+    // (what scripts/leaderboard_findings.py prints); the unverified leaderboard has none by default.
+    void claimVerdictsInJson()
+    {
+        const Run r = kwb({QStringLiteral("summary"), QStringLiteral("--format=json"),
+            QStringLiteral(KWB_DATASET_DIR "/evaluations/leaderboard_h200.jsonl")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject claims = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("claims")).toObject();
+        QCOMPARE(claims.value(QStringLiteral("hold_ratio")).toDouble(), 0.8);
+        const QJsonArray tallies = claims.value(QStringLiteral("tallies")).toArray();
+        QVERIFY(!tallies.isEmpty());
+        const QJsonObject all = tallies.last().toObject();
+        QCOMPARE(all.value(QStringLiteral("model")).toString(), QStringLiteral("all"));
+        QCOMPARE(all.value(QStringLiteral("records")).toInt(), 413);
+        QCOMPARE(all.value(QStringLiteral("claims")).toInt(), 78);
+        QCOMPARE(all.value(QStringLiteral("survived")).toInt(),
+            all.value(QStringLiteral("holds")).toInt() + all.value(QStringLiteral("shrank")).toInt());
+        int diagonalHolds = 0;
+        const QJsonArray points = claims.value(QStringLiteral("points")).toArray();
+        QCOMPARE(points.size(), 413);
+        for (const auto& pv : points) {
+            const QJsonObject p = pv.toObject();
+            if (p.value(QStringLiteral("problem")).toString().startsWith(QStringLiteral("L1/12_"))
+                && p.value(QStringLiteral("claimed")).toDouble() > 10.0)
+                diagonalHolds += p.value(QStringLiteral("verdict")).toString() == QStringLiteral("holds");
+        }
+        QCOMPARE(diagonalHolds, 4); // the diagonal-matmul claims of 10-13x hold on the H200
+        KWB_REQUIRE_SHARED_DATA();
+        const Run raw = kwb({QStringLiteral("summary"), QStringLiteral("--format=json"),
+            kwbtest::qs(kwbtest::sharedData("kernelbench/leaderboard/raw_data.json"))});
+        QVERIFY(!QJsonDocument::fromJson(raw.out).object().contains(QStringLiteral("claims")));
+    }
+
     void brokenFilesAreNamedAndOthersStillCount()
     {
         const Run r = kwb({QStringLiteral("summary"), QStringLiteral("--format=json"), data("records/bad_lines.jsonl"),
