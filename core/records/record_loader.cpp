@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <span>
+#include <unordered_set>
 
 #include "base/mapped_file.h"
 #include "records/leaderboard_importer.h"
@@ -87,6 +88,34 @@ RecordFormat detectRecordFormat(const std::string& path, std::string_view head)
     default: return RecordFormat::Auto;
     }
 }
+
+namespace {
+
+bool hasStoredRerun(const EvalRecord& r)
+{
+    return findRaw(r.verification.extra, "rerun") != nullptr;
+}
+
+// The leaderboard's raw_data.json and kwb verify's output of it, loaded together, hold each
+// record twice under one id: the re-run copy stands for the record (counting both would show
+// every claim twice, and the raw copy as still unverified). Same-id records that are both
+// re-run, or neither, all stay: they are different evaluations that share a name.
+void supersedeUnverified(RecordSet& all)
+{
+    // Copies of the ids: remove_if below moves the records (and their short ids' inline buffers).
+    std::unordered_set<std::string> verifiedIds;
+    for (const auto& r : all.records)
+        if (!r.id.empty() && hasStoredRerun(r)) verifiedIds.insert(r.id);
+    if (verifiedIds.empty()) return;
+    const auto superseded = [&](const EvalRecord& r) {
+        return !r.id.empty() && !hasStoredRerun(r) && verifiedIds.count(r.id) > 0;
+    };
+    const std::size_t before = all.records.size();
+    all.records.erase(std::remove_if(all.records.begin(), all.records.end(), superseded), all.records.end());
+    all.supersededByVerified += before - all.records.size();
+}
+
+} // namespace
 
 RecordSet loadRecordFiles(const std::vector<std::string>& paths, const RecordLoadOptions& options, const TaskContext& ctx)
 {
@@ -176,6 +205,7 @@ RecordSet loadRecordFiles(const std::vector<std::string>& paths, const RecordLoa
     for (const auto& table : baselines)
         for (std::size_t i = 0; i + 1 < evalRecordRanges.size(); i += 2)
             joinBaseline(std::span<EvalRecord>(all.records).subspan(evalRecordRanges[i], evalRecordRanges[i + 1] - evalRecordRanges[i]), table);
+    supersedeUnverified(all);
     ctx.report("files", index, static_cast<std::int64_t>(files.size()));
     return all;
 }
@@ -194,6 +224,10 @@ std::vector<std::string> recordLoadHints(const RecordSet& set)
                         "Load both together (kwb summary runs/RUN/eval_results.json " + f.file +
                         ", or --baseline " + f.file + "; in the window, open both).");
     }
+    if (set.supersededByVerified > 0)
+        hints.push_back(std::to_string(set.supersededByVerified) + " record" + (set.supersededByVerified == 1 ? " was" : "s were")
+                        + " loaded twice under one id, as they came and as kwb verify re-ran them: the re-run copies "
+                          "stand for them (the others are left out)");
     if (!baseline && set.records.empty()) {
         std::size_t read = 0;
         for (const auto& f : set.files) read += f.ok() ? 1 : 0;

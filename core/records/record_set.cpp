@@ -32,6 +32,7 @@ void RecordSet::append(RecordSet&& other)
     records.insert(records.end(), std::make_move_iterator(other.records.begin()),
         std::make_move_iterator(other.records.end()));
     files.insert(files.end(), std::make_move_iterator(other.files.begin()), std::make_move_iterator(other.files.end()));
+    supersededByVerified += other.supersededByVerified;
 }
 
 } // namespace kwb

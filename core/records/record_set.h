@@ -26,6 +26,9 @@ inline constexpr std::size_t kMaxIssuesPerFile = 200;
 struct RecordSet {
     std::vector<EvalRecord> records;
     std::vector<FileReport> files;
+    // Records loaded twice under one id, once as they came and once re-run by kwb verify
+    // (verification.rerun): the re-run copies replace the others (loadRecordFiles).
+    std::size_t supersededByVerified = 0;
 
     std::size_t badRecordCount() const;
     std::size_t failedFileCount() const;

@@ -201,6 +201,29 @@ private Q_SLOTS:
         QVERIFY(issues[0].message().find("not a recognised record format") != std::string::npos);
         QVERIFY(issues[1].toString().find("/nonexistent.jsonl") == 0);
     }
+
+    // The leaderboard as it came and as kwb verify re-ran it on the H200, loaded together: each
+    // record once, the re-run copy; said in the load's hints.
+    void reverifiedCopiesStandForTheRecords()
+    {
+        KWB_REQUIRE_SHARED_DATA();
+        const std::string raw = kwbtest::sharedData("kernelbench/leaderboard/raw_data.json");
+        const std::string verified = KWB_DATASET_DIR "/evaluations/leaderboard_h200.jsonl";
+        const RecordSet set = loadRecordFiles({raw, verified});
+        QCOMPARE(set.records.size(), std::size_t(413));
+        QCOMPARE(set.supersededByVerified, std::size_t(413));
+        for (const auto& r : set.records) QVERIFY(!r.verification.empty());
+        const auto hints = recordLoadHints(set);
+        QCOMPARE(hints.size(), std::size_t(1));
+        QVERIFY(hints[0].find("413 records were loaded twice") == 0);
+        // The raw leaderboard alone: nothing to supersede.
+        const RecordSet alone = loadRecordFiles({raw});
+        QCOMPARE(alone.records.size(), std::size_t(413));
+        QCOMPARE(alone.supersededByVerified, std::size_t(0));
+        // Two unverified copies of one record both stay (two evaluations that share a name).
+        const RecordSet twice = loadRecordFiles({raw, raw});
+        QCOMPARE(twice.records.size(), std::size_t(826));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestNativeRecords)
