@@ -9,6 +9,8 @@
 # BUILD_JOBS: parallel sample builds (default: cores - 2). TIMING_BUDGET: seconds per timed kernel (3):
 # a slow kernel gets fewer trials (at least 10) instead of 100, which is what keeps the batch short.
 # Resumable: run it again after an interruption (or a time limit) and finished records are skipped.
+# Records a resumed run took from older binaries get today's flags from `kwb reflag OUT --out NEW`
+# (no GPU): the committed file went through it once all 413 were in (docs/gpu-validation.md).
 set -u
 build=${1:?usage: scripts/leaderboard_h200.sh BUILD_DIR [OUT_JSONL]}
 out=${2:-datasets/evaluations/leaderboard_h200.jsonl}
