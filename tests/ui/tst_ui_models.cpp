@@ -732,6 +732,10 @@ private Q_SLOTS:
         const PivotData sub = computePivot(*data, &firstTen, false);
         QCOMPARE(sub.records, std::size_t(10));
         QVERIFY(sub.problems.size() <= 10);
+        // The raw leaderboard: nothing re-run. Its re-verified copy: every record.
+        QCOMPARE(p.reVerified, std::size_t(0));
+        const ProjectDataPtr verified = kwbuitest::loadRecords({QStringLiteral(KWB_SOURCE_DATASETS "/evaluations/leaderboard_h200.jsonl")});
+        QCOMPARE(computePivot(*verified, nullptr, false).reVerified, std::size_t(413));
     }
 
     // Issue 14: confidence intervals and pass@k in the GUI are core's, the same as kwb summary's.

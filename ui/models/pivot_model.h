@@ -29,6 +29,9 @@ struct PivotData {
     QStringList models;   // columns, sorted
     std::vector<std::vector<PivotCell>> cells; // [problem][model]
     std::size_t records = 0;
+    // Of them, re-run by kwb verify (verification.rerun): their speedups here are still the
+    // ones they claimed; the claims view sets the re-measured ones beside them.
+    std::size_t reVerified = 0;
     const PivotCell* cell(int problem, int model) const;
 };
 

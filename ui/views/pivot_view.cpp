@@ -114,9 +114,14 @@ void PivotView::recompute()
                 : tr("%1 problems × %2 models over %3 records. Each cell: best × · median × of its correct, timed "
                      "records · correct of all. Blue: faster than the baseline, orange: slower, grey: nothing "
                      "correct. Click a cell to list its records.")
-                      .arg(p.problems.size())
-                      .arg(p.models.size())
-                      .arg(p.records));
+                          .arg(p.problems.size())
+                          .arg(p.models.size())
+                          .arg(p.records)
+                + (p.reVerified == 0 ? QString()
+                                     : tr(" %1 of the records were re-run by kwb verify: their correctness is the "
+                                          "re-run's, their speedups the ones they claimed (Claimed vs verified "
+                                          "sets the re-measured ones beside them).")
+                                           .arg(p.reVerified)));
     });
 }
 
