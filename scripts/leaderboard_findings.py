@@ -5,7 +5,7 @@ largest claims with their verdicts, and every record of one problem in detail.
 
     scripts/leaderboard_findings.py VERIFIED.jsonl [--kwb build/app/kwb/kwb] [--problem 1:12] [--top 15]
 
-VERIFIED.jsonl: kwb verify's output (native records; the claim is the
+VERIFIED.jsonl (or .jsonl.gz): kwb verify's output (native records; the claim is the
 record's own speedup and outcome, the re-run is verification.rerun). Every
 verdict printed here is core's: flags, outputs and coverage read from the
 records, and each claim's verdict from `kwb summary --format json` (the
@@ -14,6 +14,7 @@ tabulates them."""
 
 import argparse
 import collections
+import gzip
 import json
 import os
 import statistics
@@ -24,7 +25,7 @@ import sys
 
 def load(path):
     rows = []
-    with open(path, encoding="utf-8") as f:
+    with (gzip.open(path, "rt", encoding="utf-8") if path.endswith(".gz") else open(path, encoding="utf-8")) as f:
         for n, line in enumerate(f, 1):
             line = line.strip()
             if not line:

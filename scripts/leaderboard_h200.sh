@@ -1,8 +1,11 @@
 #!/bin/sh
 # Re-verifies the KernelBench leaderboard (413 records, 7 models) on the local GPU against
 # the v0 problem files it was written for, with kwb verify's default checks; this is what
-# datasets/evaluations/leaderboard_h200.jsonl was made with. From the repository root:
-#   scripts/leaderboard_h200.sh BUILD_DIR [OUT_JSONL]   (default OUT: datasets/evaluations/leaderboard_h200.jsonl)
+# datasets/evaluations/leaderboard_h200.jsonl.gz was made with. From the repository root:
+#   scripts/leaderboard_h200.sh BUILD_DIR [OUT_JSONL]   (default OUT: out/leaderboard_h200.jsonl)
+# OUT stays plain JSONL (kwb verify appends to it and resumes from it); once a run gets through
+# every record (not interrupted), it is also written gzipped to DATASET (default
+# datasets/evaluations/leaderboard_h200.jsonl.gz, the committed copy; DATASET= to skip).
 # BUILD_DIR holds app/kwb/kwb and app/runner/{kwb-runner,libkwb_bridge.so,*.py} (a UI-OFF CUDA build).
 # KB_LEADERBOARD: the leaderboard's raw_data.json (default ../shared/data/kernelbench/leaderboard/raw_data.json).
 # KB_PROBLEMS: the folder holding v0/KernelBench (default ../shared/data/kernelbench/problems).
@@ -11,9 +14,11 @@
 # Resumable: run it again after an interruption (or a time limit) and finished records are skipped.
 # Records a resumed run took from older binaries get today's flags from `kwb reflag OUT --out NEW`
 # (no GPU): the committed file went through it once all 413 were in (docs/gpu-validation.md).
+# To resume from the committed copy: gunzip -c datasets/evaluations/leaderboard_h200.jsonl.gz > OUT.
 set -u
 build=${1:?usage: scripts/leaderboard_h200.sh BUILD_DIR [OUT_JSONL]}
-out=${2:-datasets/evaluations/leaderboard_h200.jsonl}
+out=${2:-out/leaderboard_h200.jsonl}
+dataset=${DATASET-datasets/evaluations/leaderboard_h200.jsonl.gz}
 raw=${KB_LEADERBOARD:-../shared/data/kernelbench/leaderboard/raw_data.json}
 problems=${KB_PROBLEMS:-../shared/data/kernelbench/problems}/v0
 n=$(nproc 2>/dev/null || echo 4)
@@ -23,5 +28,11 @@ kwb="$build/app/kwb/kwb"
 [ -f "$raw" ] || { echo "no leaderboard file $raw (set KB_LEADERBOARD)" >&2; exit 2; }
 [ -d "$problems/KernelBench" ] || { echo "no $problems/KernelBench (set KB_PROBLEMS)" >&2; exit 2; }
 mkdir -p "$(dirname "$out")"
-exec "$kwb" verify "$raw" --kernelbench "$problems" --build-jobs "$jobs" \
+"$kwb" verify "$raw" --kernelbench "$problems" --build-jobs "$jobs" \
     --timing-budget "${TIMING_BUDGET:-3}" --out "$out"
+rc=$?
+# 0: every record verified; 1: the same, some of them with errors (compile errors, faults).
+if [ "$rc" -le 1 ] && [ -n "$dataset" ]; then
+    gzip -9 -n -c "$out" > "$dataset.tmp" && mv "$dataset.tmp" "$dataset" && echo "wrote $dataset"
+fi
+exit "$rc"

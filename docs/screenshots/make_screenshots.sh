@@ -47,7 +47,7 @@ done
 "$app" "$root/tests/data/kernelbench/runs/level1_metadata_run/eval_results.json" --view records \
   --record level1_metadata_run/L1/19/0 --size $size --screenshot "$here/details_kernelbench.png"
 # Claimed against verified: the default project, whose records include the leaderboard's 413
-# re-verified on the H200 (datasets/evaluations/leaderboard_h200.jsonl).
+# re-verified on the H200 (datasets/evaluations/leaderboard_h200.jsonl.gz).
 "$app" "$root/datasets/default.kwbproject.json" --view claims --size $size --screenshot "$here/claims_h200.png"
 # Exported figures (as File → Export Figure writes them), here as PNG.
 for view in records suspicious workloads; do

@@ -90,7 +90,7 @@ private Q_SLOTS:
     void claimVerdictsInJson()
     {
         const Run r = kwb({QStringLiteral("summary"), QStringLiteral("--format=json"),
-            QStringLiteral(KWB_DATASET_DIR "/evaluations/leaderboard_h200.jsonl")});
+            QStringLiteral(KWB_DATASET_DIR "/evaluations/leaderboard_h200.jsonl.gz")});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject claims = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("claims")).toObject();
         QCOMPARE(claims.value(QStringLiteral("hold_ratio")).toDouble(), 0.8);

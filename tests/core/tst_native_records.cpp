@@ -208,7 +208,7 @@ private Q_SLOTS:
     {
         KWB_REQUIRE_SHARED_DATA();
         const std::string raw = kwbtest::sharedData("kernelbench/leaderboard/raw_data.json");
-        const std::string verified = KWB_DATASET_DIR "/evaluations/leaderboard_h200.jsonl";
+        const std::string verified = KWB_DATASET_DIR "/evaluations/leaderboard_h200.jsonl.gz";
         const RecordSet set = loadRecordFiles({raw, verified});
         QCOMPARE(set.records.size(), std::size_t(413));
         QCOMPARE(set.supersededByVerified, std::size_t(413));

@@ -734,7 +734,7 @@ private Q_SLOTS:
         QVERIFY(sub.problems.size() <= 10);
         // The raw leaderboard: nothing re-run. Its re-verified copy: every record.
         QCOMPARE(p.reVerified, std::size_t(0));
-        const ProjectDataPtr verified = kwbuitest::loadRecords({QStringLiteral(KWB_SOURCE_DATASETS "/evaluations/leaderboard_h200.jsonl")});
+        const ProjectDataPtr verified = kwbuitest::loadRecords({QStringLiteral(KWB_SOURCE_DATASETS "/evaluations/leaderboard_h200.jsonl.gz")});
         QCOMPARE(computePivot(*verified, nullptr, false).reVerified, std::size_t(413));
     }
 
