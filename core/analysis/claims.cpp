@@ -48,13 +48,6 @@ std::optional<double> ClaimPoint::ratio() const
 
 namespace {
 
-const RawField* findExtra(const RawFields& fields, std::string_view key)
-{
-    for (const auto& f : fields)
-        if (f.key == key) return &f;
-    return nullptr;
-}
-
 bool positiveFinite(double v)
 {
     return std::isfinite(v) && v > 0.0;
@@ -75,7 +68,7 @@ std::vector<ClaimPoint> analyzeClaims(const std::vector<EvalRecord>& records, co
         if (r.speedup && positiveFinite(*r.speedup)) p.claimed = r.speedup;
         p.claimedGpu = r.candidate.provenance.gpu;
         bool haveRerun = false;
-        if (const RawField* f = findExtra(r.verification.extra, "rerun")) {
+        if (const RawField* f = r.verification.storedRerun()) {
             // The re-run's result as kwb verify stored it (rerunResultToJson).
             const auto j = nlohmann::json::parse(f->json, nullptr, false);
             if (j.is_object()) {

@@ -107,4 +107,11 @@ std::optional<std::string> recordField(const EvalRecord& r, std::string_view fie
     return std::nullopt;
 }
 
+RawField* Verification::storedRerun()
+{
+    for (auto& f : extra)
+        if (f.key == kStoredRerunKey) return &f;
+    return nullptr;
+}
+
 } // namespace kwb

@@ -98,6 +98,11 @@ struct Verification {
     RawFields extra; // re-run results and anything else, kept verbatim
     bool operator==(const Verification&) const = default;
     bool empty() const { return !coverage && flags.empty() && extra.empty(); }
+    // The whole re-run result kwb verify keeps (applyRerunToRecord), as JSON text; null when
+    // the record was never re-run. The one place that names where it lives.
+    const RawField* storedRerun() const { return findRaw(extra, kStoredRerunKey); }
+    RawField* storedRerun();
+    static inline const std::string kStoredRerunKey = "rerun";
 };
 
 struct ProblemRef {

@@ -93,7 +93,7 @@ namespace {
 
 bool hasStoredRerun(const EvalRecord& r)
 {
-    return findRaw(r.verification.extra, "rerun") != nullptr;
+    return r.verification.storedRerun() != nullptr;
 }
 
 // The leaderboard's raw_data.json and kwb verify's output of it, loaded together, hold each

@@ -171,9 +171,8 @@ void applyRerunToRecord(EvalRecord& record, const RerunResult& result)
         v.flags.end());
     v.flags.insert(v.flags.end(), result.flags.begin(), result.flags.end());
     const std::string json = rerunResultToJson(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    auto it = std::find_if(v.extra.begin(), v.extra.end(), [](const RawField& f) { return f.key == "rerun"; });
-    if (it != v.extra.end()) it->json = json;
-    else v.extra.push_back({"rerun", json});
+    if (RawField* stored = v.storedRerun()) stored->json = json;
+    else v.extra.push_back({Verification::kStoredRerunKey, json});
 }
 
 namespace {

@@ -15,10 +15,9 @@ ReflagReport reflagRecords(std::vector<EvalRecord>& records, const FlagThreshold
     ReflagReport report;
     for (auto& record : records) {
         ++report.records;
-        const auto& extra = record.verification.extra;
-        auto it = std::find_if(extra.begin(), extra.end(), [](const RawField& f) { return f.key == "rerun"; });
-        if (it == extra.end()) continue;
-        const nlohmann::json j = nlohmann::json::parse(it->json, nullptr, false);
+        const RawField* stored = record.verification.storedRerun();
+        if (!stored) continue;
+        const nlohmann::json j = nlohmann::json::parse(stored->json, nullptr, false);
         auto result = j.is_discarded() ? Result<RerunResult>(Status(ErrorCode::ParseError, "not JSON"))
                                        : rerunResultFromJson(j);
         if (!result) {

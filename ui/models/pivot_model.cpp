@@ -80,7 +80,7 @@ PivotData computePivot(const ProjectData& data, const std::vector<int>* subset, 
         PivotCell& c = p.cells[pi][mi];
         c.records.push_back(i);
         const EvalRecord& r = records[static_cast<std::size_t>(i)];
-        if (findRaw(r.verification.extra, "rerun")) ++p.reVerified;
+        if (r.verification.storedRerun()) ++p.reVerified;
         if (!r.isCorrect() || (!countErrorFlagged && hasErrorFlag(r))) continue;
         ++c.correct;
         if (auto s = effectiveSpeedup(r); s && *s > 0 && std::isfinite(*s)) speedups[pi][mi].push_back(*s);
