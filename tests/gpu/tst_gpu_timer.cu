@@ -170,6 +170,28 @@ int main()
         // The first gate gave up, so no trial was held: the timer says so.
         GT_CHECK_EQ(timer.lastUngatedTrials().value_or(-1), 20);
     }
+    // A call of 300 short launches (a level-3 network's worth): ten of them behind a closed gate
+    // fill the stream's launch queue, so the host blocks part-way through the first batch and
+    // that gate gives up; the timer then gates batches of the calls that fitted, so only the
+    // first batch runs ungated (before: every trial, and events that took in launch latency).
+    {
+        TimingConfig cfg;
+        cfg.warmup = 2;
+        cfg.trials = 40;
+        cfg.l2Flush = false;
+        auto launch = [&](cudaStream_t s) -> kwb::Status {
+            for (int j = 0; j < 300; ++j) spinKernel<<<1, 32, 0, s>>>(1000, sink);
+            return cudaGetLastError() == cudaSuccess ? kwb::Status::ok() : kwb::Status(kwb::ErrorCode::GpuError, "launch");
+        };
+        auto ms = timer.time(launch, stream, cfg, {});
+        GT_OK(ms);
+        const int ungated = timer.lastUngatedTrials().value_or(-1);
+        std::printf("300 launches a call: %d of 40 trials ungated\n", ungated);
+        GT_CHECK(ungated >= 0 && ungated <= 10);
+        if (ms) // for the record: the gated trials' events are the GPU's time for 300 short kernels
+            std::printf("300 launches a call: event median %.3f ms over trials 10-39\n",
+                median(std::vector<double>(ms->begin() + std::min<std::ptrdiff_t>(10, ms->size()), ms->end())));
+    }
     // Without the L2 flush, a short kernel is timed from a queue the host has already filled:
     // the event time stays near its flushed value instead of taking in the host's launch latency.
     if (overhead) {

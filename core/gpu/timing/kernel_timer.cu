@@ -8,6 +8,7 @@
 #include "analysis/statistics.h"
 #include "gpu/device/gpu_check.h"
 #include "gpu/timing/cupti_tracer.h"
+#include "rerun/gate_policy.h"
 #include "rerun/trial_plan.h"
 
 namespace kwb::gpu {
@@ -296,53 +297,73 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
     if (beforeTimed) KWB_RETURN_IF_ERROR(beforeTimed());
     // Trials are enqueued in batches: the host never runs far ahead of the
     // GPU (that would time queueing), and progress stays live. Each batch
-    // waits behind a gate that opens once all of it is enqueued.
-    const int batch = kTimingBatch;
-    int ungatedFrom = -1; // the first trial of the first batch no gate held
+    // waits behind a gate that opens once all of it is enqueued. A gate that
+    // gave up shrinks the batches or stops gating (rerun/gate_policy.h).
+    int batch = kTimingBatch;
+    int batchStart = 0;
+    int batchLast = batchLastTrial(0, batch, trials, kTimingBatch);
+    bool batchGated = false;   // this batch waits behind a gate
+    int blockedAt = -1;        // first trial of this batch whose enqueueing blocked
+    int ungated = 0;           // trials no gate held
     m_lastUngated.reset();
+    // An enqueue this long was blocked: the gate would have opened long before otherwise.
+    const auto blockedAfter = std::chrono::nanoseconds(kGateTimeoutNs / 2);
+    const auto settleGate = [&] { // after a gated batch has run: did its gate give up?
+        if (!batchGated) return;
+        const unsigned timeouts = m_gateHost[1];
+        if (timeouts == m_gateTimeouts) return;
+        m_gateTimeouts = timeouts;
+        ungated += batchLast - batchStart + 1;
+        const GateDecision d = afterGateGaveUp(batchLast - batchStart + 1, blockedAt);
+        m_gateEnabled = d.keepGating;
+        batch = d.nextBatch;
+    };
     struct GateGuard { // opens the gate on every way out, errors included
         KernelTimer* timer;
         ~GateGuard() { timer->openGate(); }
     } guard{this};
     for (int i = 0; i < trials; ++i) {
         const auto k = static_cast<std::size_t>(i);
+        const bool first = i == batchStart;
         // Persisting L2 is cleared before the batch's gate, and again before any
         // trial after which the candidate raised the limit (cheap host query).
-        if (config.resetPersistingL2 && (i % batch == 0 || persistingL2Raised()))
+        if (config.resetPersistingL2 && (first || persistingL2Raised()))
             KWB_RETURN_IF_ERROR(resetPersistingL2(stream));
-        if (i % batch == 0 && m_gateEnabled && m_gateDevice) {
-            const unsigned timeouts = m_gateHost[1];
-            if (timeouts != m_gateTimeouts) { // the last gate gave up: this launch closure waits on the GPU
-                m_gateTimeouts = timeouts;
-                m_gateEnabled = false;
-                ungatedFrom = std::max(0, i - batch);
-            } else {
+        if (first) {
+            batchGated = m_gateEnabled && m_gateDevice;
+            blockedAt = -1;
+            if (batchGated) {
                 batchGateKernel<<<1, 1, 0, stream>>>(m_gateDevice, ++m_gateSeq, kGateTimeoutNs);
                 KWB_CUDA_CHECK(cudaGetLastError());
+            } else if (m_gateDevice) {
+                ungated += batchLast - batchStart + 1;
             }
         }
+        const auto enqueueStart = std::chrono::steady_clock::now();
         // Fresh inputs are enqueued behind the gate, before the flush: outside the events.
         if (hooks && hooks->refresh) KWB_RETURN_IF_ERROR(hooks->refresh(stream));
         if (config.l2Flush) KWB_RETURN_IF_ERROR(flushL2(stream, config.flushMode));
         KWB_CUDA_CHECK(cudaEventRecord(ev.start[k], stream));
         KWB_RETURN_IF_ERROR(launch(stream));
         KWB_CUDA_CHECK(cudaEventRecord(ev.stop[k], stream));
-        if ((i + 1) % batch == 0 || i + 1 == trials) {
+        if (batchGated && blockedAt < 0 && std::chrono::steady_clock::now() - enqueueStart > blockedAfter)
+            blockedAt = i - batchStart;
+        if (i == batchLast) {
             // Enqueued after the stop event (outside the timed region), before the next refresh.
             if (hooks && hooks->afterBatch) KWB_RETURN_IF_ERROR(hooks->afterBatch(i));
             openGate();
             KWB_CUDA_CHECK(cudaEventSynchronize(ev.stop[k]));
+            settleGate();
             ctx.report("timing", i + 1, trials);
             if (ctx.cancelled()) return Status(ErrorCode::Cancelled, "cancelled");
+            batchStart = i + 1;
+            batchLast = batchLastTrial(batchStart, batch, trials, kTimingBatch);
         }
     }
     KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
     if (m_gateDevice) {
-        // A gate that gave up in the last batch shows only now.
-        if (ungatedFrom < 0 && m_gateEnabled && m_gateHost[1] != m_gateTimeouts)
-            ungatedFrom = ((trials - 1) / batch) * batch;
         m_gateTimeouts = m_gateHost[1];
-        m_lastUngated = ungatedFrom < 0 ? 0 : trials - ungatedFrom;
+        m_lastUngated = ungated;
     }
     if (afterTimed) KWB_RETURN_IF_ERROR(afterTimed());
     std::vector<double> ms(static_cast<std::size_t>(trials));

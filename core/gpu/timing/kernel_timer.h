@@ -124,8 +124,9 @@ public:
     Status flushL2(cudaStream_t stream, FlushMode mode = FlushMode::Read);
 
     // Of the last time() call's trials, how many were not held behind a gate
-    // (a batch whose gate gave up waiting for the host, and every trial after
-    // it): their events may include the host's enqueueing. Unset without a gate.
+    // (the batches whose gate gave up waiting for the host, and every trial
+    // after gating stopped): their events may include the host's enqueueing.
+    // Unset without a gate.
     std::optional<int> lastUngatedTrials() const { return m_lastUngated; }
 
 private:
