@@ -235,6 +235,53 @@ void TestRerunFlags::exploitClasses_data()
         h.trials = 20;
         r.hostTiming = h;
     }) << "timer_mismatch" << "error" << "4.2 ms per call (runner, 20 calls) against the events' 0.1 ms" << 1;
+    // The leaderboard's DenseNet201 candidate on the H200 (gated timer): 745 kernels a call,
+    // 7.2 ms of GPU work per trial all on the timed stream, 8.3 ms on the events, 24.3 ms per
+    // call by the host clock: the host's launching, not hidden work.
+    const auto network = [](RerunResult& r) {
+        r.candidateTiming = summarizeTimings(std::vector<double>(100, 8.28));
+        r.referenceTiming = summarizeTimings(std::vector<double>(100, 16.66));
+        r.speedup = 16.66 / 8.28;
+        r.candidateCupti.kernelCount = 74500;
+        r.candidateCupti.timedStreamKernels = 74500;
+        r.candidateCupti.kernelMs = 716.0;
+        r.candidateCupti.kernels = {{"cudnn_conv", 7, 74500, 716.0, true}};
+        HostTiming h;
+        h.candidateMs = 24.34;
+        h.referenceMs = 19.42;
+        h.trials = 5;
+        h.measuredBy = "judge";
+        r.hostTiming = h;
+    };
+    QTest::addRow("host clock: a network's own launching") << Mutation(network) << "host_bound_timing" << "warning"
+        << "every kernel and copy ran on the timed stream (CUPTI, 745 a call), its own and library kernels 7.16 ms per call, "
+           "inside the events: the call's own host time (launching, Python, synchronising) sets its pace, not hidden work; "
+           "the events time the GPU; by the host clock the speedup is 0.798x" << 1;
+    // The same clocks with a copy on another stream (relu/host_compute: a synchronous copy from
+    // host memory on the legacy stream): hidden work.
+    QTest::addRow("host clock: a copy on another stream") << Mutation([network](RerunResult& r) {
+        network(r);
+        r.candidateCupti.streams = {7, 13};
+        r.candidateCupti.memcpyCount = 60;
+        r.candidateCupti.memOpMs = 1.0;
+    }) << "timer_mismatch" << "error" << "work runs outside what the events bracket" << 1;
+    // Or more GPU work per trial than the events held (kernels launched after the call returned).
+    QTest::addRow("host clock: GPU work beyond the brackets") << Mutation([network](RerunResult& r) {
+        network(r);
+        r.candidateCupti.kernelMs = 2400.0;
+        r.candidateCupti.kernels[0].totalMs = 2400.0;
+    }) << "timer_mismatch" << "error" << "24.34 ms per call (judge, 5 calls) against the events' 8.28 ms" << 1;
+    // The harness's fresh inputs between trials (framework kernels, outside the brackets) do not count.
+    QTest::addRow("host clock: fresh-input kernels between trials") << Mutation([network](RerunResult& r) {
+        network(r);
+        r.candidateCupti.kernelCount = 74600;
+        r.candidateCupti.kernels.push_back({"void at::native::distribution_elementwise_grid_stride_kernel<float, 4>", 7, 100, 1500.0, false});
+    }) << "host_bound_timing" << "warning" << "by the host clock the speedup is 0.798x" << 1;
+    // A window that lost records says nothing about where the time went.
+    QTest::addRow("host clock: CUPTI dropped records") << Mutation([network](RerunResult& r) {
+        network(r);
+        r.candidateCupti.note = "CUPTI dropped 12 records";
+    }) << "timer_mismatch" << "error" << "work runs outside what the events bracket" << 1;
     QTest::addRow("sanitizer") << Mutation([](RerunResult& r) {
         r.sanitizer.push_back({"memcheck", 4096, "Invalid __global__ read of size 4 bytes\nat relu_oob+0x90"});
     }) << "sanitizer_error" << "error" << "memcheck found 4096 error(s): Invalid __global__ read of size 4 bytes" << 1;
