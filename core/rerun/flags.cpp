@@ -258,7 +258,8 @@ void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vect
         // Which trials the timer's gate did not hold says whether the host's enqueueing is the cause.
         const std::string gate = !ts->ungatedTrials ? std::string()
             : *ts->ungatedTrials > 0 ? "; " + std::to_string(*ts->ungatedTrials) + " of " + std::to_string(ts->trials)
-                    + " trials were not held behind the timer's gate (it gave up waiting for the host)"
+                    + " trials were not held behind the timer's gate (it gave up waiting for the host"
+                    + (ts->gateBlocked ? "; " + *ts->gateBlocked : std::string()) + ")"
                                      : "; every trial was held behind the timer's gate, so the wait is inside the call";
         if (ts->medianMs > gpu * t.hostBoundRatio + t.hostBoundAbsMs)
             add(flags, flagcode::kHostBoundTiming,

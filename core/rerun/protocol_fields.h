@@ -118,6 +118,8 @@ template <typename V, FieldsOf<TimingStats> S> void visitFields(V& v, S& t)
     v("cv", t.cv);
     v("event_overhead_ms", t.eventOverheadMs);
     v("ungated_trials", t.ungatedTrials);
+    v("gate_timeouts", t.gateTimeouts);
+    v("gate_blocked", t.gateBlocked);
     v.derived("corrected_median_ms",
         [&] { return t.eventOverheadMs ? std::optional<double>(t.correctedMedianMs()) : std::nullopt; });
     v("samples_ms", t.samplesMs, wire::OmitDefault {});

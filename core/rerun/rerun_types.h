@@ -127,6 +127,12 @@ struct TimingStats {
     // Trials no gate held (the host enqueued them as the GPU ran them, so their
     // events may hold the host's launch time); unset when the timer had no gate.
     std::optional<std::int32_t> ungatedTrials;
+    // How many batch gates gave up, and where the first enqueue that blocked behind
+    // one spent its time ("trial 0: 499 ms in the call"); unset when none gave up /
+    // none blocked. What tells a full launch queue or a waiting call from a gate the
+    // host never reached.
+    std::optional<std::int32_t> gateTimeouts;
+    std::optional<std::string> gateBlocked;
     // medianMs less the event bracket (never below 0); medianMs when uncalibrated.
     double correctedMedianMs() const;
 };

@@ -62,6 +62,8 @@ RerunResult sampleResult()
     r.candidateTiming = summarizeTimings({0.01, 0.011, 0.012}, true);
     r.candidateTiming->eventOverheadMs = 0.0026;
     r.candidateTiming->ungatedTrials = 2;
+    r.candidateTiming->gateTimeouts = 1;
+    r.candidateTiming->gateBlocked = "trial 0: 499 ms in the call";
     r.referenceTiming = summarizeTimings({0.03, 0.031, 0.032});
     r.speedup = 3.0;
     r.candidateCupti.available = true;
@@ -193,6 +195,9 @@ void TestProtocol::resultRoundTrip()
     QVERIFY(!g.referenceTiming->eventOverheadMs); // uncalibrated: no bracket, corrected = raw
     QCOMPARE(g.candidateTiming->ungatedTrials.value_or(-1), 2);
     QVERIFY(!g.referenceTiming->ungatedTrials); // unset: no gate, nothing said
+    QCOMPARE(g.candidateTiming->gateTimeouts.value_or(-1), 1);
+    QCOMPARE(g.candidateTiming->gateBlocked.value_or(""), std::string("trial 0: 499 ms in the call"));
+    QVERIFY(!g.referenceTiming->gateTimeouts && !g.referenceTiming->gateBlocked);
     QCOMPARE(g.referenceTiming->correctedMedianMs(), 0.031);
     const std::string encoded = encodeMessage(g);
     QVERIFY(encoded.find("\"corrected_median_ms\"") != std::string::npos);

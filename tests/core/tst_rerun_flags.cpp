@@ -171,11 +171,13 @@ void TestRerunFlags::exploitClasses_data()
     QTest::addRow("host-bound timing, gate gave up") << Mutation([](RerunResult& r) {
         r.candidateTiming = summarizeTimings(std::vector<double>(100, 0.056));
         r.candidateTiming->ungatedTrials = 90;
+        r.candidateTiming->gateBlocked = "trial 0: 499 ms in the call";
         r.candidateCupti.kernelCount = 300;
         r.candidateCupti.timedStreamKernels = 300;
         r.candidateCupti.kernelMs = 0.767;
         r.candidateCupti.kernels = {{"swish_kernel", 7, 100, 0.186, false}, {"distribution_elementwise", 7, 200, 0.581, false}};
-    }) << "host_bound_timing" << "warning" << "90 of 100 trials were not held behind the timer's gate" << -1;
+    }) << "host_bound_timing" << "warning"
+        << "90 of 100 trials were not held behind the timer's gate (it gave up waiting for the host; trial 0: 499 ms in the call)" << -1;
     // A host thread launches each call's kernel after the call returned: CUPTI sees 0.15 ms of
     // the candidate's own kernel per trial on the timed stream, the events an empty bracket.
     QTest::addRow("untimed work") << Mutation([](RerunResult& r) {

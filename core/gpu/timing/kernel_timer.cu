@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 
 #include "analysis/statistics.h"
@@ -313,6 +314,7 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
         const unsigned timeouts = m_gateHost[1];
         if (timeouts == m_gateTimeouts) return;
         m_gateTimeouts = timeouts;
+        ++m_lastGate.timeouts;
         ungated += batchLast - batchStart + 1;
         const GateDecision d = afterGateGaveUp(batchLast - batchStart + 1, blockedAt);
         m_gateEnabled = d.keepGating;
@@ -322,9 +324,24 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
         KernelTimer* timer;
         ~GateGuard() { timer->openGate(); }
     } guard{this};
+    // Where the first blocked enqueue spent its time (the diagnosis of a gate that gave up).
+    using Clock = std::chrono::steady_clock;
+    const auto noteBlocked = [&](int trial, const char* const* names, const Clock::time_point* t, int steps) {
+        if (!m_lastGate.blocked.empty()) return;
+        int worst = 0;
+        for (int j = 1; j < steps; ++j)
+            if (t[j + 1] - t[j] > t[worst + 1] - t[worst]) worst = j;
+        const double ms = std::chrono::duration<double, std::milli>(t[worst + 1] - t[worst]).count();
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "trial %d: %.0f ms in %s", trial, ms, names[worst]);
+        m_lastGate.blocked = buf;
+    };
+    m_lastGate = {};
     for (int i = 0; i < trials; ++i) {
         const auto k = static_cast<std::size_t>(i);
         const bool first = i == batchStart;
+        Clock::time_point t[5];
+        t[0] = Clock::now();
         // Persisting L2 is cleared before the batch's gate, and again before any
         // trial after which the candidate raised the limit (cheap host query).
         if (config.resetPersistingL2 && (first || persistingL2Raised()))
@@ -339,15 +356,24 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
                 ungated += batchLast - batchStart + 1;
             }
         }
-        const auto enqueueStart = std::chrono::steady_clock::now();
+        // The first trial's persisting-L2 reset precedes its gate: not part of the enqueue.
+        if (first) t[0] = Clock::now();
+        t[1] = Clock::now();
         // Fresh inputs are enqueued behind the gate, before the flush: outside the events.
         if (hooks && hooks->refresh) KWB_RETURN_IF_ERROR(hooks->refresh(stream));
+        t[2] = Clock::now();
         if (config.l2Flush) KWB_RETURN_IF_ERROR(flushL2(stream, config.flushMode));
+        t[3] = Clock::now();
         KWB_CUDA_CHECK(cudaEventRecord(ev.start[k], stream));
         KWB_RETURN_IF_ERROR(launch(stream));
         KWB_CUDA_CHECK(cudaEventRecord(ev.stop[k], stream));
-        if (batchGated && blockedAt < 0 && std::chrono::steady_clock::now() - enqueueStart > blockedAfter)
-            blockedAt = i - batchStart;
+        t[4] = Clock::now();
+        if (batchGated && t[4] - t[0] > blockedAfter) {
+            static const char* const kSteps[] = {"the persisting-L2 check", "the fresh inputs", "the L2 flush",
+                "the call"};
+            if (blockedAt < 0) blockedAt = i - batchStart;
+            noteBlocked(i, kSteps, t, 4);
+        }
         if (i == batchLast) {
             // Enqueued after the stop event (outside the timed region), before the next refresh.
             if (hooks && hooks->afterBatch) KWB_RETURN_IF_ERROR(hooks->afterBatch(i));

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "base/progress.h"
@@ -128,6 +129,14 @@ public:
     // after gating stopped): their events may include the host's enqueueing.
     // Unset without a gate.
     std::optional<int> lastUngatedTrials() const { return m_lastUngated; }
+    // Of the last time() call: how many gates gave up, and where the first enqueue
+    // that blocked behind a closed gate spent its time ("trial 0: 499 ms in the
+    // call"; empty when none blocked: a gate that gave up then saw a slow host).
+    struct GateReport {
+        int timeouts = 0;
+        std::string blocked;
+    };
+    const GateReport& lastGateReport() const { return m_lastGate; }
 
 private:
     void* m_flush = nullptr;
@@ -144,6 +153,7 @@ private:
     unsigned m_gateTimeouts = 0;
     bool m_gateEnabled = true;
     std::optional<int> m_lastUngated;
+    GateReport m_lastGate;
 };
 
 // Names of the helper kernels the executor launches itself (L2 flush, fills,

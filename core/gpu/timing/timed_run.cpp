@@ -61,6 +61,7 @@ Status TimingWindow::time(const LaunchFn& launch, const TaskContext& ctx, const 
         return ms.status();
     }
     const std::optional<int> ungated = m_timer.lastUngatedTrials();
+    const KernelTimer::GateReport gate = m_timer.lastGateReport();
     if (hostMs) {
         if (m_config.resetPersistingL2) KWB_RETURN_IF_ERROR(resetPersistingL2(m_stream));
         KWB_ASSIGN_OR_RETURN(double h, m_timer.hostMsPerCall(launch, m_stream, std::min(m_config.trials, kHostTimerCalls)));
@@ -69,6 +70,8 @@ Status TimingWindow::time(const LaunchFn& launch, const TaskContext& ctx, const 
     stats = summarizeTimings(*ms, false);
     stats->eventOverheadMs = m_eventOverheadMs;
     stats->ungatedTrials = ungated;
+    if (gate.timeouts > 0) stats->gateTimeouts = gate.timeouts;
+    if (!gate.blocked.empty()) stats->gateBlocked = gate.blocked;
     if (m_cupti) {
         summary = summarizeCupti(tracer.kernels(), tracer.memOps(), m_timedStreamId, tracer.droppedRecords());
         if (!m_calibrationNote.empty())
