@@ -127,6 +127,13 @@ bool timedRunsVerified(const RerunResult& r, const FlagThresholds& t)
     return true;
 }
 
+// CUPTI's window saw at least one kernel per timed trial: a window that lost records, or
+// a result without CUPTI, says nothing about where the time went.
+bool cuptiSawEveryTrial(const std::optional<TimingStats>& ts, const CuptiSummary& cu)
+{
+    return ts && ts->trials > 0 && cu.available && cu.kernelCount >= ts->trials;
+}
+
 // The host clock above the events is the call's own host time, not hidden work, when
 // CUPTI saw the whole window with every copy and kernel on the timed stream, and the
 // candidate's own and library kernels took no more GPU time per trial than the events
@@ -142,7 +149,7 @@ std::optional<std::string> hostOwnTime(const RerunResult& r, const FlagThreshold
 {
     const auto& ts = r.candidateTiming;
     const CuptiSummary& cu = r.candidateCupti;
-    if (!ts || ts->trials <= 0 || !cu.available || !cu.note.empty() || cu.kernelCount < ts->trials) return std::nullopt;
+    if (!cuptiSawEveryTrial(ts, cu) || !cu.note.empty()) return std::nullopt;
     if (cu.otherStreamKernels > 0) return std::nullopt;
     for (const auto s : cu.streams)
         if (s != cu.timedStreamId) return std::nullopt;
@@ -251,7 +258,7 @@ void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vect
     const auto hostBound = [&](const std::optional<TimingStats>& ts, const CuptiSummary& cu, const char* who) {
         // Every trial's kernels seen (a window that lost records says nothing); copies and sets
         // count with their time, or not at all when the result predates it (mem_op_ms absent).
-        if (!ts || ts->trials <= 0 || !cu.available || cu.kernelCount < ts->trials || !(cu.kernelMs > 0.0) ||
+        if (!cuptiSawEveryTrial(ts, cu) || !(cu.kernelMs > 0.0) ||
             ((cu.memcpyCount > 0 || cu.memsetCount > 0) && !(cu.memOpMs > 0.0)))
             return;
         const double gpu = (cu.kernelMs + cu.memOpMs) / ts->trials;
@@ -276,7 +283,7 @@ void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vect
     // inside its trial's bracket; more means kernels landed between brackets (a host thread that
     // launches after the call returned, behind the stop event). Means, not medians: the sums are.
     if (const auto& ok = r.ownKernels; ok && !ok->launched.empty() && r.candidateTiming && r.candidateTiming->trials > 0
-        && r.candidateCupti.available && r.candidateCupti.kernelCount >= r.candidateTiming->trials) {
+        && cuptiSawEveryTrial(r.candidateTiming, r.candidateCupti)) {
         const double own = ownTimedStreamMs(r.candidateCupti, ok->declared) / r.candidateTiming->trials;
         const double events = r.candidateTiming->meanMs;
         if (own > events * t.untimedWorkRatio + t.untimedWorkAbsMs)
