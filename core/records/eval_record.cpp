@@ -1,6 +1,7 @@
 #include "records/eval_record.h"
 
 #include <array>
+#include <utility>
 
 namespace kwb {
 
@@ -109,9 +110,7 @@ std::optional<std::string> recordField(const EvalRecord& r, std::string_view fie
 
 RawField* Verification::storedRerun()
 {
-    for (auto& f : extra)
-        if (f.key == kStoredRerunKey) return &f;
-    return nullptr;
+    return const_cast<RawField*>(std::as_const(*this).storedRerun());
 }
 
 } // namespace kwb

@@ -282,8 +282,7 @@ void deriveExploitFlags(const RerunResult& r, const FlagThresholds& t, std::vect
     // events bracketed. One stream runs its kernels one after another, so each honest kernel lies
     // inside its trial's bracket; more means kernels landed between brackets (a host thread that
     // launches after the call returned, behind the stop event). Means, not medians: the sums are.
-    if (const auto& ok = r.ownKernels; ok && !ok->launched.empty() && r.candidateTiming && r.candidateTiming->trials > 0
-        && cuptiSawEveryTrial(r.candidateTiming, r.candidateCupti)) {
+    if (const auto& ok = r.ownKernels; ok && !ok->launched.empty() && cuptiSawEveryTrial(r.candidateTiming, r.candidateCupti)) {
         const double own = ownTimedStreamMs(r.candidateCupti, ok->declared) / r.candidateTiming->trials;
         const double events = r.candidateTiming->meanMs;
         if (own > events * t.untimedWorkRatio + t.untimedWorkAbsMs)

@@ -324,16 +324,18 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
         KernelTimer* timer;
         ~GateGuard() { timer->openGate(); }
     } guard{this};
-    // Where the first blocked enqueue spent its time (the diagnosis of a gate that gave up).
+    // Where the first blocked enqueue spent its time (the diagnosis of a gate that gave up):
+    // t[0..4] bound its four steps.
     using Clock = std::chrono::steady_clock;
-    const auto noteBlocked = [&](int trial, const char* const* names, const Clock::time_point* t, int steps) {
+    const auto noteBlocked = [&](int trial, const Clock::time_point* t) {
         if (!m_lastGate.blocked.empty()) return;
+        static const char* const kSteps[] = {"the persisting-L2 check", "the fresh inputs", "the L2 flush", "the call"};
         int worst = 0;
-        for (int j = 1; j < steps; ++j)
+        for (int j = 1; j < 4; ++j)
             if (t[j + 1] - t[j] > t[worst + 1] - t[worst]) worst = j;
         const double ms = std::chrono::duration<double, std::milli>(t[worst + 1] - t[worst]).count();
         char buf[160];
-        std::snprintf(buf, sizeof buf, "trial %d: %.0f ms in %s", trial, ms, names[worst]);
+        std::snprintf(buf, sizeof buf, "trial %d: %.0f ms in %s", trial, ms, kSteps[worst]);
         m_lastGate.blocked = buf;
     };
     m_lastGate = {};
@@ -369,10 +371,8 @@ Result<std::vector<double>> KernelTimer::time(const LaunchFn& launch, cudaStream
         KWB_CUDA_CHECK(cudaEventRecord(ev.stop[k], stream));
         t[4] = Clock::now();
         if (batchGated && t[4] - t[0] > blockedAfter) {
-            static const char* const kSteps[] = {"the persisting-L2 check", "the fresh inputs", "the L2 flush",
-                "the call"};
             if (blockedAt < 0) blockedAt = i - batchStart;
-            noteBlocked(i, kSteps, t, 4);
+            noteBlocked(i, t);
         }
         if (i == batchLast) {
             // Enqueued after the stop event (outside the timed region), before the next refresh.
