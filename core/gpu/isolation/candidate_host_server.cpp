@@ -318,6 +318,18 @@ int serveCandidateHost(int cmdFd, int replyFd)
                     continue;
                 }
                 FreshState& f = *st.fresh;
+                // Loaded now, not lazily behind the first batch gate (gpu/checks/input_generator.h).
+                std::string loadError;
+                for (const auto& in : f.inputs)
+                    if (Status s = loadGenerator(in.type, st.stream); !s.isOk()) loadError = s.toString();
+                if (loadError.empty() && cudaStreamSynchronize(st.stream) != cudaSuccess)
+                    loadError = "loading the input generator failed";
+                if (!loadError.empty()) {
+                    st.fresh->close();
+                    st.fresh.reset();
+                    replyError(replyFd, "prepare_timing", loadError);
+                    continue;
+                }
                 // The same contents the runner's timedInputsStep draws for each timed trial.
                 st.hooks.plan = [&f](int n) {
                     f.kept = checkedTrials(n, f.every, f.snapshots.size());

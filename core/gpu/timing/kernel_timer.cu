@@ -195,6 +195,16 @@ Status KernelTimer::init(std::int64_t l2Bytes)
         m_gateDevice = static_cast<unsigned*>(dev);
     }
     m_flushBytes = want;
+    // Every kernel the timed loop launches is loaded now: CUDA loads kernels
+    // lazily, and loading one waits for the context, so a first flush behind
+    // a batch gate would wait for the gate until it gives up (empty launches;
+    // the gate's sequence number matches, so it returns at once).
+    l2FlushKernel<<<1, 32>>>(static_cast<uint4*>(m_flush), 0, 0);
+    l2ReadFlushKernel<<<1, 32>>>(static_cast<const uint4*>(m_flush), 0, 0, m_sink);
+    batchGateKernel<<<1, 1>>>(m_gateDevice, m_gateHost[0], kGateTimeoutNs);
+    eventProbeKernel<<<1, 32>>>(0, m_sink);
+    KWB_CUDA_CHECK(cudaGetLastError());
+    KWB_CUDA_CHECK(cudaDeviceSynchronize());
     return Status::ok();
 }
 

@@ -70,6 +70,8 @@ struct TimingConfig {
 
 
 // Per-trial work around the timed launches, all outside the events.
+// Kernels the hooks launch must be loaded before time() (CUDA loads lazily,
+// and a load waits for the whole context: behind a batch gate, for the gate).
 struct TrialHooks {
     // Called once, before the first timed trial, with how many trials run (a
     // time budget may cut what was asked for): which trials to set aside.
