@@ -1,5 +1,7 @@
 #include "workbench/build_pool.h"
 
+#include "workbench/build_lanes.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -36,21 +38,12 @@ struct Running {
     std::string errPath;
 };
 
-// Builds run below normal priority: the GPU side of the same batch (the judge,
-// the candidate worker, the timer's fresh-input round trips) then gets its CPU
-// on time while every core compiles. On the H200 machine's leaderboard run 14
-// builds (28 compilers) shared 16 cores with them, and a batch of ten fresh-input
-// round trips could outlast the timer's 500 ms gate. KWB_BUILD_NICE overrides
-// the increment (0: the caller's priority).
-int buildNiceness()
-{
-    if (const char* e = std::getenv("KWB_BUILD_NICE"); e && *e) {
-        char* end = nullptr;
-        const long v = std::strtol(e, &end, 10);
-        if (end && *end == '\0' && v >= 0 && v <= 19) return static_cast<int>(v);
-    }
-    return 10;
-}
+// Builds run below normal priority (buildNiceness(), workbench/build_lanes.h):
+// the GPU side of the same batch (the judge, the candidate worker, the timer's
+// fresh-input round trips) then gets its CPU on time while every core compiles.
+// On the H200 machine's leaderboard run 14 builds (28 compilers) shared 16
+// cores with them, and a batch of ten fresh-input round trips could outlast the
+// timer's 500 ms gate.
 
 std::string readTail(const std::string& path, std::size_t maxBytes)
 {
@@ -212,6 +205,8 @@ std::vector<std::string> sampleKeysToBuild(const std::vector<const RerunJob*>& j
 
 namespace {
 
+constexpr double kSampleTimeoutS = 900.0;
+
 SampleBuild sampleBuildOf(const PoolTaskResult& r, double timeoutS)
 {
     SampleBuild b;
@@ -226,6 +221,29 @@ SampleBuild sampleBuildOf(const PoolTaskResult& r, double timeoutS)
         if (b.error.empty()) b.error = "the build exited with status " + std::to_string(r.exitCode);
     }
     return b;
+}
+
+SampleBuild sampleBuildOf(const LaneResult& r)
+{
+    SampleBuild b;
+    b.seconds = r.seconds;
+    b.cancelled = r.cancelled;
+    b.ok = r.ok;
+    b.cacheHit = r.cacheHit;
+    if (!b.ok && !b.cancelled) {
+        b.error = r.timedOut ? "the build took longer than " + std::to_string(static_cast<int>(kSampleTimeoutS)) + " s"
+                             : firstCompilerError(r.log);
+        if (b.error.empty()) b.error = "the build failed";
+    }
+    return b;
+}
+
+// Long-lived build lanes (workbench/build_lanes.h), unless KWB_BUILD_LANES=0
+// asks for a process per sample (the form they are measured against).
+bool buildLanes()
+{
+    const char* e = std::getenv("KWB_BUILD_LANES");
+    return !(e && std::strcmp(e, "0") == 0);
 }
 
 } // namespace
@@ -249,24 +267,36 @@ Result<BuildReport> prebuildSamples(const std::vector<const RerunJob*>& jobs, co
         out << job->request.candidate.source;
         if (!out) return Status(ErrorCode::IoError, "cannot write the sample for its build", SourcePosition{file});
         keys.push_back(key);
-        tasks.push_back(PoolTask{{command.python, command.script, "--build", file}, 900.0});
+        tasks.push_back(PoolTask{{command.python, command.script, "--build", file}, kSampleTimeoutS});
     }
     report.distinct = tasks.size();
     const auto t0 = Clock::now();
-    const auto results = runPool(tasks, workers, ctx, [&](std::size_t t, const PoolTaskResult& r) {
-        if (onSample) onSample(keys[t], sampleBuildOf(r, tasks[t].timeoutS));
-    });
+    std::vector<SampleBuild> builds;
+    if (buildLanes()) {
+        std::vector<std::string> files;
+        for (const auto& t : tasks) files.push_back(t.argv.back());
+        const auto results = runLanes({command.python, command.script, "--build-serve"}, files, workers, kSampleTimeoutS,
+            ctx, [&](std::size_t t, const LaneResult& r) {
+                if (onSample) onSample(keys[t], sampleBuildOf(r));
+            });
+        for (const auto& r : results) builds.push_back(sampleBuildOf(r));
+    } else {
+        const auto results = runPool(tasks, workers, ctx, [&](std::size_t t, const PoolTaskResult& r) {
+            if (onSample) onSample(keys[t], sampleBuildOf(r, tasks[t].timeoutS));
+        });
+        for (std::size_t i = 0; i < results.size(); ++i) builds.push_back(sampleBuildOf(results[i], tasks[i].timeoutS));
+    }
     report.wallSeconds = since(t0);
-    for (std::size_t i = 0; i < results.size(); ++i) {
+    for (std::size_t i = 0; i < builds.size(); ++i) {
         SampleBuild& b = report.bySource[keys[i]];
-        b = sampleBuildOf(results[i], tasks[i].timeoutS);
+        b = builds[i];
         if (b.cancelled) {
             ++report.cancelled;
             continue;
         }
         if (!b.ok) ++report.failed;
         report.cacheHits += b.cacheHit;
-        report.buildSeconds.push_back(results[i].seconds);
+        report.buildSeconds.push_back(b.seconds);
     }
     return report;
 }

@@ -1,8 +1,10 @@
 #pragma once
 // The build pool: before the GPU work of a batch starts, every distinct
 // KernelBench sample's extension is built in parallel across the machine's
-// cores into the bridge's source-hash cache (`kwb_torch_bridge.py --build`,
-// one process per sample), so the GPU never waits on a compiler. A sample
+// cores into the bridge's source-hash cache, so the GPU never waits on a
+// compiler: by long-lived build lanes (`kwb_torch_bridge.py --build-serve`,
+// workbench/build_lanes.h), or with KWB_BUILD_LANES=0 one process per sample
+// (`--build FILE`, what the lanes are measured against). A sample
 // whose build fails becomes a compile_error result carrying the compiler's
 // first error, and is not sent to the GPU. Builds run niced (KWB_BUILD_NICE,
 // default +10), so the GPU work that overlaps them is scheduled on time.

@@ -298,6 +298,26 @@ class ModelNew''', 1).replace("    def forward(self, x", "    def forward(self, 
         self.assertIn("(compiled), sandbox none: fake device: no sandbox", out.stderr)
         self.assertIn("failed %s" % os.path.join(tmp, "missing.py"), out.stderr)
 
+    def test_a_build_lane_builds_one_sample_per_line(self):
+        # kwb verify's build pool keeps these running (core/workbench/build_lanes.h).
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for i in range(2):
+                paths.append(os.path.join(tmp, "s%d.py" % i))
+                with open(paths[-1], "w") as f:
+                    f.write("import torch\nN = %d\nclass ModelNew(torch.nn.Module):\n    pass\n" % i)
+            env = dict(os.environ, KWB_FAKEGPU="1", KWB_FAKEGPU_BRIDGE_DIR=os.path.dirname(BRIDGE),
+                       PYTHONPATH=os.path.join(HERE, "fakegpu"), KWB_CACHE_DIR=tmp)
+            lines = "\n".join([paths[0], os.path.join(tmp, "missing.py"), paths[1]]) + "\n"
+            out = subprocess.run([PYTHON, BRIDGE, "--build-serve"], input=lines, env=env,
+                                 capture_output=True, text=True, timeout=300)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        replies = [json.loads(l) for l in out.stdout.splitlines()]
+        self.assertEqual([r["path"] for r in replies], [paths[0], os.path.join(tmp, "missing.py"), paths[1]])
+        self.assertEqual([r["ok"] for r in replies], [True, False, True])
+        self.assertIn("missing.py", replies[1]["error"])
+        self.assertFalse(replies[0]["cache_hit"])
+
     def test_a_worker_that_dies_is_the_candidates_fault(self):
         r = self.rerun("import os, signal\nimport torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n"
                        "    def forward(self, x):\n        os.kill(os.getpid(), signal.SIGKILL)\n", RELU)

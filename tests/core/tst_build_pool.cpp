@@ -1,6 +1,7 @@
-// The build pool: parallel processes with timeouts, the compiler's first
-// error, and samples pre-built through a stand-in for `kwb_torch_bridge.py
-// --build` (a shell script that behaves like it: "built …" or a compiler log).
+// The build pool: parallel processes with timeouts, long-lived build lanes,
+// the compiler's first error, and samples pre-built through stand-ins for
+// `kwb_torch_bridge.py --build FILE` and `--build-serve` (shell scripts that
+// behave like them: "built …" or a compiler log; a JSON line per sample).
 #include <sys/resource.h>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -11,6 +12,7 @@
 #include "rerun/kernelbench_sample.h"
 #include "test_util.h"
 #include "workbench/build_board.h"
+#include "workbench/build_lanes.h"
 #include "workbench/build_pool.h"
 
 #include <thread>
@@ -24,6 +26,38 @@ void writeFile(const std::string& path, const std::string& text, bool executable
 {
     std::ofstream(path) << text;
     if (executable) QFile::setPermissions(QString::fromStdString(path), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+}
+
+// Sets KWB_BUILD_LANES for one scope: "1" the lanes, "0" a process per sample.
+struct LanesMode {
+    explicit LanesMode(const char* v) { qputenv("KWB_BUILD_LANES", v); }
+    ~LanesMode() { qunsetenv("KWB_BUILD_LANES"); }
+};
+
+// The two stand-ins in one script: `--build FILE` (exit status, stderr) and
+// `--build-serve` (a JSON line per path read). BROKEN fails with a compiler
+// error, SLOW takes 6 s; every sample built is appended to `calls`.
+std::string bridgeStandIn(const std::string& d)
+{
+    return "#!/bin/sh\n"
+           "one() { echo \"$1\" >> \"" + d + "/calls\"; if grep -q SLOW \"$1\"; then sleep 6; fi\n"
+           "  if grep -q BROKEN \"$1\"; then echo \"[2/3] nvcc\" >&2; echo \"$1.cu(4): error: expected a ';'\" >&2; return 1; fi; }\n"
+           "if [ \"$2\" = --build ]; then one \"$3\" || { echo \"failed $3: Error building extension\" >&2; exit 1; }\n"
+           "  echo \"built $3 in 0.1 s (compiled)\" >&2; exit 0; fi\n"
+           "[ \"$2\" = --build-serve ] || exit 9\n"
+           "echo start >> \"" + d + "/lanes\"\n"
+           "while IFS= read -r f; do\n"
+           "  if one \"$f\"; then echo '{\"ok\":true,\"cache_hit\":false,\"seconds\":0.1}';\n"
+           "  else echo '{\"ok\":false,\"error\":\"Error building extension\"}'; fi\n"
+           "done\n";
+}
+
+int lineCount(const std::string& path)
+{
+    std::ifstream in(path);
+    int n = 0;
+    for (std::string l; std::getline(in, l);) ++n;
+    return n;
 }
 
 RerunJob sampleJob(const std::string& id, const std::string& source)
@@ -140,46 +174,125 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(firstCompilerError(log.toStdString())), first);
     }
 
+    void samplesBuiltOncePerSourceAndFailuresNamed_data()
+    {
+        QTest::addColumn<QByteArray>("lanes");
+        QTest::newRow("lanes") << QByteArray("1");
+        QTest::newRow("a process per sample") << QByteArray("0");
+    }
+
     void samplesBuiltOncePerSourceAndFailuresNamed()
     {
+        QFETCH(QByteArray, lanes);
+        const LanesMode mode(lanes.constData());
         QTemporaryDir dir;
         const std::string d = dir.path().toStdString();
-        // Stand-in for `python3 kwb_torch_bridge.py --build FILE`: $1 is the script, $2 --build, $3 the sample.
-        writeFile(d + "/python3",
-            "#!/bin/sh\n[ \"$2\" = --build ] || exit 9\necho \"$3\" >> \"" + d + "/calls\"\n"
-            "if grep -q BROKEN \"$3\"; then echo \"[2/3] nvcc\" >&2; echo \"$3.cu(4): error: expected a ';'\" >&2; "
-            "echo \"failed $3: Error building extension\" >&2; exit 1; fi\necho \"built $3 in 0.1 s (compiled)\" >&2\n",
-            true);
+        writeFile(d + "/python3", bridgeStandIn(d), true);
         writeFile(d + "/bridge.py", "# not run: the stand-in interpreter ignores it\n");
         TorchBridgeCommand cmd{d + "/python3", d + "/bridge.py"};
         const RerunJob a = sampleJob("a", "class ModelNew: pass  # ok\n");
         const RerunJob a2 = sampleJob("a-again", "class ModelNew: pass  # ok\n");
         const RerunJob b = sampleJob("b", "class ModelNew: pass  # BROKEN\n");
+        const RerunJob c = sampleJob("c", "class ModelNew: pass  # ok too\n");
         RerunJob native;
         native.executor = ExecutorKind::Runner;
-        auto report = prebuildSamples({&a, &a2, &b, &native}, cmd, 4, d + "/scratch");
+        auto report = prebuildSamples({&a, &a2, &b, &native, &c}, cmd, 2, d + "/scratch");
         QVERIFY2(report.isOk(), report.status().toString().c_str());
-        QCOMPARE(report->distinct, std::size_t{2});
+        QCOMPARE(report->distinct, std::size_t{3});
         QCOMPARE(report->failed, std::size_t{1});
+        QCOMPARE(report->buildSeconds.size(), std::size_t{3});
         const auto& built = report->bySource.at(sampleSourceKey(a.request.candidate.source));
         QVERIFY(built.ok);
+        QVERIFY(!built.cacheHit);
+        QVERIFY(report->bySource.at(sampleSourceKey(c.request.candidate.source)).ok);
         const auto& broken = report->bySource.at(sampleSourceKey(b.request.candidate.source));
         QVERIFY(!broken.ok);
         QVERIFY2(broken.error.find("error: expected a ';'") != std::string::npos, broken.error.c_str());
-        std::ifstream calls(d + "/calls");
-        int lines = 0;
-        for (std::string l; std::getline(calls, l);) ++lines;
-        QCOMPARE(lines, 2); // the duplicate source is built once
+        QCOMPARE(lineCount(d + "/calls"), 3); // the duplicate source is built once
+        // Two lanes served three samples (a failed build does not end its lane).
+        if (lanes == "1") QCOMPARE(lineCount(d + "/lanes"), 2);
     }
+
+    void lanesReplaceCrashedAndHungLanes()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        // CRASH exits mid-sample, HANG never answers, JUNK answers outside the protocol.
+        writeFile(d + "/lane.sh",
+            "#!/bin/sh\necho start >> \"" + d + "/lanes\"\necho 'lane log' >&2\n"
+            "while IFS= read -r f; do\n"
+            "  case $f in CRASH*) echo 'nvcc died' >&2; exit 3;; HANG*) sleep 60;; JUNK*) echo 'not json';;\n"
+            "  *) echo '{\"ok\":true,\"cache_hit\":true}';; esac\n"
+            "done\n",
+            true);
+        const std::vector<std::string> inputs{"a", "CRASH", "b", "HANG", "JUNK", "c", "d"};
+        std::vector<std::size_t> order;
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto r = runLanes({d + "/lane.sh"}, inputs, 2, 1.5, {}, [&](std::size_t i, const LaneResult&) { order.push_back(i); });
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        QCOMPARE(r.size(), inputs.size());
+        QCOMPARE(order.size(), inputs.size());
+        for (std::size_t i : {0u, 2u, 5u, 6u}) {
+            QVERIFY2(r[i].ok && r[i].cacheHit, inputs[i].c_str());
+            QVERIFY(r[i].log.empty());
+        }
+        QVERIFY(!r[1].ok && !r[1].timedOut);
+        QVERIFY2(r[1].log.find("nvcc died") != std::string::npos, r[1].log.c_str());
+        QVERIFY2(r[1].log.find("exited with status 3") != std::string::npos, r[1].log.c_str());
+        QVERIFY(!r[3].ok && r[3].timedOut);
+        QVERIFY(r[3].seconds >= 1.5);
+        QVERIFY(!r[4].ok && r[4].log.find("broke its protocol: not json") != std::string::npos);
+        QVERIFY2(wall < 20.0, std::to_string(wall).c_str()); // the hung lane was killed, not waited for
+        // Two lanes at first, and one more after each lane that ended badly while inputs were left.
+        const int started = lineCount(d + "/lanes");
+        QVERIFY2(started >= 3 && started <= 5, std::to_string(started).c_str());
+    }
+
+    void lanesThatCannotServeFailEverySample()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeFile(d + "/lane.sh", "#!/bin/sh\necho 'no CUDA device' >&2\nexit 1\n", true);
+        const auto r = runLanes({d + "/lane.sh"}, {"a", "b", "c"}, 2, 30.0);
+        QCOMPARE(r.size(), std::size_t{3});
+        for (const auto& x : r) {
+            QVERIFY(!x.ok && !x.cancelled);
+            QVERIFY2(x.log.find("no CUDA device") != std::string::npos, x.log.c_str());
+        }
+        const auto missing = runLanes({d + "/no-such-program"}, {"a"}, 1, 30.0);
+        QVERIFY(!missing[0].ok && missing[0].log.find("cannot start") != std::string::npos);
+    }
+
+    void lanesStopOnCancel()
+    {
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeFile(d + "/lane.sh", "#!/bin/sh\nwhile IFS= read -r f; do sleep 60; done\n", true);
+        CancelFlag cancel;
+        TaskContext ctx;
+        ctx.cancel = &cancel;
+        std::thread canceller([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            cancel.cancel();
+        });
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto r = runLanes({d + "/lane.sh"}, {"a", "b", "c"}, 2, 120.0, ctx);
+        canceller.join();
+        QVERIFY(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 10.0);
+        for (const auto& x : r) QVERIFY(x.cancelled && !x.ok);
+    }
+
+    void eachSampleIsAnnouncedAsItsBuildEnds_data() { samplesBuiltOncePerSourceAndFailuresNamed_data(); }
 
     void eachSampleIsAnnouncedAsItsBuildEnds()
     {
         // The GPU loop starts on a sample as soon as its own build ends: a
         // quick sample is announced while a slow one is still building.
+        QFETCH(QByteArray, lanes);
+        const LanesMode mode(lanes.constData());
         QTemporaryDir dir;
         const std::string d = dir.path().toStdString();
-        writeFile(d + "/python3",
-            "#!/bin/sh\nif grep -q SLOW \"$3\"; then sleep 6; fi\necho \"built $3 in 0.1 s (compiled)\" >&2\n", true);
+        writeFile(d + "/python3", bridgeStandIn(d), true);
         TorchBridgeCommand cmd{d + "/python3", d + "/bridge.py"};
         const RerunJob slow = sampleJob("slow", "class ModelNew: pass  # SLOW\n");
         const RerunJob quick = sampleJob("quick", "class ModelNew: pass  # quick\n");

@@ -158,7 +158,8 @@ class Judge:
     def build(self, source, label, timeout_s=900.0):
         """Imports one sample in a fresh sandboxed worker so that its extension
         is built into the cache; the worker's reply (compile_ms, cache hit, sandbox)."""
-        ch = self.spawn()
+        ch = self.spares.popleft() if self.spares else self.spawn()
+        self.warm()  # the next sample's worker starts while this one builds (a build lane)
         try:
             ready = ch.wait_ready(READY_TIMEOUT_S)
             if ready.get("usable") is not True:
