@@ -52,6 +52,15 @@ std::string bridgeStandIn(const std::string& d)
            "done\n";
 }
 
+// Cancels `flag` after `ms` milliseconds, from a thread the caller joins.
+std::thread cancelAfter(CancelFlag& flag, int ms)
+{
+    return std::thread([&flag, ms] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        flag.cancel();
+    });
+}
+
 int lineCount(const std::string& path)
 {
     std::ifstream in(path);
@@ -140,10 +149,7 @@ private Q_SLOTS:
         CancelFlag cancel;
         TaskContext ctx;
         ctx.cancel = &cancel;
-        std::thread canceller([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
-            cancel.cancel();
-        });
+        std::thread canceller = cancelAfter(cancel, 300);
         const auto results = runPool({{{"/bin/sleep", "30"}, 60.0}, {{"/bin/sleep", "30"}, 60.0}, {{"/bin/true"}, 5.0}}, 1, ctx);
         canceller.join();
         QVERIFY(results[0].cancelled);
@@ -271,10 +277,7 @@ private Q_SLOTS:
         CancelFlag cancel;
         TaskContext ctx;
         ctx.cancel = &cancel;
-        std::thread canceller([&] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
-            cancel.cancel();
-        });
+        std::thread canceller = cancelAfter(cancel, 300);
         const auto t0 = std::chrono::steady_clock::now();
         const auto r = runLanes({d + "/lane.sh"}, {"a", "b", "c"}, 2, 120.0, ctx);
         canceller.join();
