@@ -37,7 +37,7 @@ int runVerify(const Args& args)
     p.repeatedOption("candidates", "DIR", "candidate specs for records that name none by path (default: the dataset's candidates/)");
     // Half the cores: each build runs two compilers, and on the H200 machine 8 workers of 16 cores
     // built 24 samples 7% slower than 16 but each in 34 s instead of 57 s, so the batch ended sooner.
-    p.option("build-jobs", "N", "build KernelBench samples' extensions in N parallel processes before the GPU work "
+    p.option("build-jobs", "N", "build KernelBench samples' extensions in N parallel build lanes before the GPU work "
                                 "(0: build each when it is re-run; default: half the cores)",
         std::to_string(std::max(1u, std::thread::hardware_concurrency() / 2)));
     addRerunOptions(p);
