@@ -243,11 +243,17 @@ std::vector<LaneResult> runLanes(const std::vector<std::string>& argv, const std
                 }
             }
             const std::string line = inputs[next] + "\n";
-            lane.errFrom = fileSize(lane.errPath);
+            // A lane's first input owns what it said while starting (why it cannot serve, say).
+            lane.errFrom = lane.answered == 0 ? 0 : fileSize(lane.errPath);
             lane.start = Clock::now();
             lane.task = static_cast<long>(next++);
-            if (!writeLine(lane.in, line)) {
-                fail(lane, "the build lane did not take its input", false, false);
+            if (!writeLine(lane.in, line)) { // it has exited already
+                if (lane.answered == 0) {
+                    ++deadBeforeAnswer;
+                    startFailure = readFrom(lane.errPath, 0, 2000);
+                    if (startFailure.empty()) startFailure = "the build lane exited at once";
+                }
+                fail(lane, "the build lane exited before taking its input", false, false);
                 killLane(lane);
             }
         }
