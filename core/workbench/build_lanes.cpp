@@ -161,20 +161,32 @@ void killLane(Lane& lane)
     lane.pid = -1;
 }
 
-// Closes the lane's stdin (it exits at end of input) and waits a little before killing it.
-void endLane(Lane& lane)
+// Waits up to `seconds` for the lane to exit (its status in `status`); false if it has not.
+bool reap(const Lane& lane, int& status, double seconds)
 {
-    closeFd(lane.in);
-    for (int i = 0; i < 100 && lane.pid > 0; ++i) {
+    const auto t0 = Clock::now();
+    for (;;) {
+        const pid_t got = ::waitpid(lane.pid, &status, WNOHANG);
+        if (got == lane.pid || (got < 0 && errno != EINTR)) return got == lane.pid;
+        if (since(t0) >= seconds) return false;
+        ::usleep(20 * 1000);
+    }
+}
+
+// Closes every lane's stdin (a lane exits at end of input), gives them all a
+// few seconds together, then kills what is left, each with its process group.
+void endLanes(std::vector<Lane>& pool)
+{
+    for (auto& lane : pool) closeFd(lane.in);
+    const auto t0 = Clock::now();
+    for (auto& lane : pool) {
         int status = 0;
-        if (::waitpid(lane.pid, &status, WNOHANG) == lane.pid) {
+        if (lane.pid > 0 && reap(lane, status, std::max(0.0, 5.0 - since(t0)))) {
             ::kill(-lane.pid, SIGKILL); // anything it left running
             lane.pid = -1;
-            break;
         }
-        ::usleep(50 * 1000);
+        killLane(lane);
     }
-    killLane(lane);
 }
 
 } // namespace
@@ -310,7 +322,11 @@ std::vector<LaneResult> runLanes(const std::vector<std::string>& argv, const std
                 int status = 0;
                 closeFd(lane.in);
                 closeFd(lane.out);
-                while (::waitpid(lane.pid, &status, 0) < 0 && errno == EINTR) {}
+                // Its answers' pipe closed: it has exited, or is about to (else it is killed).
+                if (!reap(lane, status, 2.0)) {
+                    ::kill(-lane.pid, SIGKILL);
+                    while (::waitpid(lane.pid, &status, 0) < 0 && errno == EINTR) {}
+                }
                 const std::string how = WIFEXITED(status) ? "the build lane exited with status " + std::to_string(WEXITSTATUS(status))
                                                           : "the build lane was killed by signal " + std::to_string(WTERMSIG(status));
                 ::kill(-lane.pid, SIGKILL);
@@ -329,7 +345,7 @@ std::vector<LaneResult> runLanes(const std::vector<std::string>& argv, const std
                 killLane(lane);
             }
     }
-    for (auto& lane : pool) endLane(lane);
+    endLanes(pool);
     if (dir) {
         std::error_code ec;
         fs::remove_all(dir, ec);

@@ -269,6 +269,20 @@ private Q_SLOTS:
         QVERIFY(!missing[0].ok && missing[0].log.find("cannot start") != std::string::npos);
     }
 
+    void lanesEndTogether()
+    {
+        // At the end every lane gets its end of input at once: four lanes that each take
+        // a second to exit cost about one second, not four.
+        QTemporaryDir dir;
+        const std::string d = dir.path().toStdString();
+        writeFile(d + "/lane.sh", "#!/bin/sh\nwhile IFS= read -r f; do echo '{\"ok\":true}'; done\nsleep 1\n", true);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto r = runLanes({d + "/lane.sh"}, {"a", "b", "c", "d"}, 4, 30.0);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (const auto& x : r) QVERIFY(x.ok);
+        QVERIFY2(wall >= 0.9 && wall < 3.0, std::to_string(wall).c_str());
+    }
+
     void lanesStopOnCancel()
     {
         QTemporaryDir dir;
