@@ -159,11 +159,14 @@ class Judge:
         """Imports one sample in a fresh sandboxed worker so that its extension
         is built into the cache; the worker's reply (compile_ms, cache hit, sandbox)."""
         ch = self.spares.popleft() if self.spares else self.spawn()
-        self.warm()  # the next sample's worker starts while this one builds (a build lane)
         try:
             ready = ch.wait_ready(READY_TIMEOUT_S)
             if ready.get("usable") is not True:
                 raise RuntimeError("the candidate worker cannot run samples: %s" % wp.text_field(ready, "reason"))
+            # A build lane's next worker starts while this sample builds, not beside this
+            # worker's own start: on the H200 machine the lanes' first wave, every lane
+            # starting a judge and two workers at once, took 7 s longer than the waves after it.
+            self.warm()
             return ch.call("build", timeout_s, sample_source=source, sample_label=label, writable_dirs=ch.writable)
         finally:
             self.release(ch)
