@@ -36,17 +36,7 @@ int buildNiceness()
     return 10;
 }
 
-namespace {
-
-constexpr std::size_t kLogTail = 64 * 1024;
-
-double since(Clock::time_point t)
-{
-    return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-// The bytes of `path` from `from` on, at most the last `maxBytes`.
-std::string readFrom(const std::string& path, std::uintmax_t from, std::size_t maxBytes)
+std::string readLogFrom(const std::string& path, std::uintmax_t from, std::size_t maxBytes)
 {
     std::ifstream in(path, std::ios::binary);
     if (!in) return {};
@@ -58,6 +48,15 @@ std::string readFrom(const std::string& path, std::uintmax_t from, std::size_t m
     std::string s(static_cast<std::size_t>(size - start), '\0');
     in.read(s.data(), static_cast<std::streamsize>(s.size()));
     return s;
+}
+
+namespace {
+
+constexpr std::size_t kLogTail = 64 * 1024;
+
+double since(Clock::time_point t)
+{
+    return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
 std::uintmax_t fileSize(const std::string& path)
@@ -218,7 +217,7 @@ std::vector<LaneResult> runLanes(const std::vector<std::string>& argv, const std
         r.seconds = since(lane.start);
         r.timedOut = timedOut;
         r.cancelled = cancelled;
-        r.log = readFrom(lane.errPath, lane.errFrom, kLogTail);
+        r.log = readLogFrom(lane.errPath, lane.errFrom, kLogTail);
         if (!why.empty()) r.log += (r.log.empty() || r.log.back() == '\n' ? "" : "\n") + why;
         const auto t = static_cast<std::size_t>(lane.task);
         lane.task = -1;
@@ -262,7 +261,7 @@ std::vector<LaneResult> runLanes(const std::vector<std::string>& argv, const std
             if (!writeLine(lane.in, line)) { // it has exited already
                 if (lane.answered == 0) {
                     ++deadBeforeAnswer;
-                    startFailure = readFrom(lane.errPath, 0, 2000);
+                    startFailure = readLogFrom(lane.errPath, 0, 2000);
                     if (startFailure.empty()) startFailure = "the build lane exited at once";
                 }
                 fail(lane, "the build lane exited before taking its input", false, false);
@@ -293,7 +292,10 @@ std::vector<LaneResult> runLanes(const std::vector<std::string>& argv, const std
                 lane.buffer.erase(0, nl + 1);
                 if (lane.task < 0) continue; // nothing asked: ignore
                 const auto j = nlohmann::json::parse(lineText, nullptr, false);
-                if (j.is_discarded() || !j.is_object() || !j.contains("ok") || !j["ok"].is_boolean()) {
+                // An answer for another sample than the one asked is a lane out of step.
+                const bool otherPath = j.is_object() && j.contains("path") &&
+                    (!j["path"].is_string() || j["path"].get<std::string>() != inputs[static_cast<std::size_t>(lane.task)]);
+                if (j.is_discarded() || !j.is_object() || !j.contains("ok") || !j["ok"].is_boolean() || otherPath) {
                     fail(lane, "the build lane broke its protocol: " + lineText.substr(0, 200), false, false);
                     killLane(lane);
                     break;
@@ -304,7 +306,7 @@ std::vector<LaneResult> runLanes(const std::vector<std::string>& argv, const std
                 r.seconds = since(lane.start);
                 if (!r.ok) {
                     r.log = j.contains("error") && j["error"].is_string() ? j["error"].get<std::string>() : std::string();
-                    const std::string err = readFrom(lane.errPath, lane.errFrom, kLogTail);
+                    const std::string err = readLogFrom(lane.errPath, lane.errFrom, kLogTail);
                     if (!err.empty()) r.log = err + (err.back() == '\n' ? "" : "\n") + r.log;
                 }
                 const auto t = static_cast<std::size_t>(lane.task);
@@ -333,7 +335,7 @@ std::vector<LaneResult> runLanes(const std::vector<std::string>& argv, const std
                 lane.pid = -1;
                 if (lane.answered == 0) {
                     ++deadBeforeAnswer;
-                    startFailure = readFrom(lane.errPath, 0, 2000);
+                    startFailure = readLogFrom(lane.errPath, 0, 2000);
                     if (startFailure.empty()) startFailure = how;
                 }
                 fail(lane, how, false, false);

@@ -12,6 +12,7 @@
 // fails with the lane's log. Lanes run niced like the per-process pool.
 //
 // Thread: runLanes blocks its caller; onDone runs on it.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct LaneResult {
 };
 
 using LaneDone = std::function<void(std::size_t input, const LaneResult& result)>;
+
+// The bytes of the file at `path` from byte `from` on, at most the last `maxBytes` ("" when unreadable).
+std::string readLogFrom(const std::string& path, std::uintmax_t from, std::size_t maxBytes);
 
 // How much builds are niced: KWB_BUILD_NICE (0-19), default 10 (build_pool.h says why).
 int buildNiceness();

@@ -45,19 +45,6 @@ struct Running {
 // cores with them, and a batch of ten fresh-input round trips could outlast the
 // timer's 500 ms gate.
 
-std::string readTail(const std::string& path, std::size_t maxBytes)
-{
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return {};
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<std::size_t>(in.tellg());
-    const std::size_t from = size > maxBytes ? size - maxBytes : 0;
-    in.seekg(static_cast<std::streamoff>(from));
-    std::string s(size - from, '\0');
-    in.read(s.data(), static_cast<std::streamsize>(s.size()));
-    return s;
-}
-
 double since(Clock::time_point t)
 {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -84,7 +71,7 @@ std::vector<PoolTaskResult> runPool(const std::vector<PoolTask>& tasks, int jobs
         out.timedOut = timedOut;
         out.cancelled = killed && !timedOut;
         out.exitCode = killed ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        out.stderrText = readTail(r.errPath, 64 * 1024);
+        out.stderrText = readLogFrom(r.errPath, 0, 64 * 1024);
         std::error_code ec;
         fs::remove(r.errPath, ec);
         ++finished;
@@ -256,6 +243,7 @@ Result<BuildReport> prebuildSamples(const std::vector<const RerunJob*>& jobs, co
     if (ec) return Status(ErrorCode::IoError, "cannot create the build scratch folder: " + ec.message(), SourcePosition{scratchDir});
     BuildReport report;
     std::vector<std::string> keys;
+    std::vector<std::string> files; // the samples written for their builds, by key order
     std::vector<PoolTask> tasks;
     for (const RerunJob* job : jobs) {
         if (!job || job->executor != ExecutorKind::Bridge) continue;
@@ -267,14 +255,13 @@ Result<BuildReport> prebuildSamples(const std::vector<const RerunJob*>& jobs, co
         out << job->request.candidate.source;
         if (!out) return Status(ErrorCode::IoError, "cannot write the sample for its build", SourcePosition{file});
         keys.push_back(key);
+        files.push_back(file);
         tasks.push_back(PoolTask{{command.python, command.script, "--build", file}, kSampleTimeoutS});
     }
     report.distinct = tasks.size();
     const auto t0 = Clock::now();
     std::vector<SampleBuild> builds;
     if (buildLanes()) {
-        std::vector<std::string> files;
-        for (const auto& t : tasks) files.push_back(t.argv.back());
         const auto results = runLanes({command.python, command.script, "--build-serve"}, files, workers, kSampleTimeoutS,
             ctx, [&](std::size_t t, const LaneResult& r) {
                 if (onSample) onSample(keys[t], sampleBuildOf(r));

@@ -47,8 +47,8 @@ std::string bridgeStandIn(const std::string& d)
            "[ \"$2\" = --build-serve ] || exit 9\n"
            "echo start >> \"" + d + "/lanes\"\n"
            "while IFS= read -r f; do\n"
-           "  if one \"$f\"; then echo '{\"ok\":true,\"cache_hit\":false,\"seconds\":0.1}';\n"
-           "  else echo '{\"ok\":false,\"error\":\"Error building extension\"}'; fi\n"
+           "  if one \"$f\"; then echo \"{\\\"path\\\":\\\"$f\\\",\\\"ok\\\":true,\\\"cache_hit\\\":false}\";\n"
+           "  else echo \"{\\\"path\\\":\\\"$f\\\",\\\"ok\\\":false,\\\"error\\\":\\\"Error building extension\\\"}\"; fi\n"
            "done\n";
 }
 
@@ -223,22 +223,24 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const std::string d = dir.path().toStdString();
-        // CRASH exits mid-sample, HANG never answers, JUNK answers outside the protocol.
+        // CRASH exits mid-sample, HANG never answers, JUNK answers outside the protocol,
+        // MISMATCH answers for another sample.
         writeFile(d + "/lane.sh",
             "#!/bin/sh\necho start >> \"" + d + "/lanes\"\necho 'lane log' >&2\n"
             "while IFS= read -r f; do\n"
             "  case $f in CRASH*) echo 'nvcc died' >&2; exit 3;; HANG*) sleep 60;; JUNK*) echo 'not json';;\n"
+            "  MISMATCH*) echo '{\"path\":\"other\",\"ok\":true}';;\n"
             "  *) echo '{\"ok\":true,\"cache_hit\":true}';; esac\n"
             "done\n",
             true);
-        const std::vector<std::string> inputs{"a", "CRASH", "b", "HANG", "JUNK", "c", "d"};
+        const std::vector<std::string> inputs{"a", "CRASH", "b", "HANG", "JUNK", "MISMATCH", "c", "d"};
         std::vector<std::size_t> order;
         const auto t0 = std::chrono::steady_clock::now();
         const auto r = runLanes({d + "/lane.sh"}, inputs, 2, 1.5, {}, [&](std::size_t i, const LaneResult&) { order.push_back(i); });
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         QCOMPARE(r.size(), inputs.size());
         QCOMPARE(order.size(), inputs.size());
-        for (std::size_t i : {0u, 2u, 5u, 6u}) {
+        for (std::size_t i : {0u, 2u, 6u, 7u}) {
             QVERIFY2(r[i].ok && r[i].cacheHit, inputs[i].c_str());
             QVERIFY(r[i].log.empty());
         }
@@ -248,10 +250,11 @@ private Q_SLOTS:
         QVERIFY(!r[3].ok && r[3].timedOut);
         QVERIFY(r[3].seconds >= 1.5);
         QVERIFY(!r[4].ok && r[4].log.find("broke its protocol: not json") != std::string::npos);
+        QVERIFY2(!r[5].ok && r[5].log.find("broke its protocol") != std::string::npos, r[5].log.c_str());
         QVERIFY2(wall < 20.0, std::to_string(wall).c_str()); // the hung lane was killed, not waited for
         // Two lanes at first, and one more after each lane that ended badly while inputs were left.
         const int started = lineCount(d + "/lanes");
-        QVERIFY2(started >= 3 && started <= 5, std::to_string(started).c_str());
+        QVERIFY2(started >= 3 && started <= 6, std::to_string(started).c_str());
     }
 
     void lanesThatCannotServeFailEverySample()

@@ -162,18 +162,17 @@ Status generateTensor(void* data, std::int64_t elements, ElemType type, const Ge
     return Status::ok();
 }
 
-Status loadGenerator(ElemType type, cudaStream_t stream)
+Status loadGenerators(cudaStream_t stream)
 {
     const GenParams none;
-    switch (type) {
-    case ElemType::F32: generateKernel<<<1, 32, 0, stream>>>(static_cast<float*>(nullptr), 0, none); break;
-    case ElemType::F64: generateKernel<<<1, 32, 0, stream>>>(static_cast<double*>(nullptr), 0, none); break;
-    case ElemType::F16: generateKernel<<<1, 32, 0, stream>>>(static_cast<__half*>(nullptr), 0, none); break;
-    case ElemType::BF16: generateKernel<<<1, 32, 0, stream>>>(static_cast<__nv_bfloat16*>(nullptr), 0, none); break;
-    case ElemType::I32: generateKernel<<<1, 32, 0, stream>>>(static_cast<std::int32_t*>(nullptr), 0, none); break;
-    case ElemType::I64: generateKernel<<<1, 32, 0, stream>>>(static_cast<long long*>(nullptr), 0, none); break;
-    }
+    generateKernel<<<1, 32, 0, stream>>>(static_cast<float*>(nullptr), 0, none);
+    generateKernel<<<1, 32, 0, stream>>>(static_cast<double*>(nullptr), 0, none);
+    generateKernel<<<1, 32, 0, stream>>>(static_cast<__half*>(nullptr), 0, none);
+    generateKernel<<<1, 32, 0, stream>>>(static_cast<__nv_bfloat16*>(nullptr), 0, none);
+    generateKernel<<<1, 32, 0, stream>>>(static_cast<std::int32_t*>(nullptr), 0, none);
+    generateKernel<<<1, 32, 0, stream>>>(static_cast<long long*>(nullptr), 0, none);
     KWB_CUDA_CHECK(cudaGetLastError());
+    KWB_CUDA_CHECK(cudaStreamSynchronize(stream));
     return Status::ok();
 }
 

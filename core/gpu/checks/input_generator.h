@@ -35,11 +35,12 @@ struct GenParams {
 std::uint64_t deriveSeed(std::uint64_t base, std::uint64_t trial, std::uint64_t tensorIndex);
 
 Status generateTensor(void* data, std::int64_t elements, ElemType type, const GenParams& params, cudaStream_t stream);
-// Loads `type`'s generator kernel (an empty launch). CUDA loads kernels lazily,
-// and loading one waits for the whole context: a first generateTensor behind the
-// timer's batch gate waits for the gate, which waits for the host (500 ms and
-// the gate gives up). Whoever refreshes inputs inside a timed loop loads first.
-Status loadGenerator(ElemType type, cudaStream_t stream);
+// Loads every element type's generator kernel (empty launches; synchronises
+// `stream`). CUDA loads kernels lazily, and loading one waits for the whole
+// context: a first generateTensor behind the timer's batch gate waits for the
+// gate, which waits for the host (500 ms and the gate gives up). A process that
+// refreshes inputs inside a timed loop, and generated none before, loads first.
+Status loadGenerators(cudaStream_t stream);
 
 // Converts `elements` values of `type` to float32 (for comparison and fp32 references).
 Status convertToFloat(const void* src, float* dst, std::int64_t elements, ElemType type, cudaStream_t stream);

@@ -237,8 +237,12 @@ int serveCandidateHost(int cmdFd, int replyFd)
                                         cudaGetErrorName(e) + " (" + report.describe() + ")");
         return 3;
     }
-    if (Status s = st.timer.init(l2); !s.isOk()) {
-        replyError(replyFd, "cuda", s.toString());
+    // The timer loads its own kernels; the generators that refresh inputs in the timed
+    // loop are loaded here, not lazily behind its first batch gate (gpu/checks/input_generator.h).
+    Status loaded = st.timer.init(l2);
+    if (loaded.isOk()) loaded = loadGenerators(st.stream);
+    if (!loaded.isOk()) {
+        replyError(replyFd, "cuda", loaded.toString());
         return 3;
     }
     if (sandboxOn && late) report = enter(scratch);
@@ -318,18 +322,6 @@ int serveCandidateHost(int cmdFd, int replyFd)
                     continue;
                 }
                 FreshState& f = *st.fresh;
-                // Loaded now, not lazily behind the first batch gate (gpu/checks/input_generator.h).
-                std::string loadError;
-                for (const auto& in : f.inputs)
-                    if (Status s = loadGenerator(in.type, st.stream); !s.isOk()) loadError = s.toString();
-                if (loadError.empty() && cudaStreamSynchronize(st.stream) != cudaSuccess)
-                    loadError = "loading the input generator failed";
-                if (!loadError.empty()) {
-                    st.fresh->close();
-                    st.fresh.reset();
-                    replyError(replyFd, "prepare_timing", loadError);
-                    continue;
-                }
                 // The same contents the runner's timedInputsStep draws for each timed trial.
                 st.hooks.plan = [&f](int n) {
                     f.kept = checkedTrials(n, f.every, f.snapshots.size());
