@@ -83,5 +83,165 @@ class PrecompiledHeaderFlags(unittest.TestCase):
             self.assertEqual(open(os.path.join(d, "kwb_pch")).read(), "")
 
 
+def fake_torch_include(root, ops=("zeros_like", "empty")):
+    """A torch include tree with the files light_prelude reads: types.h as
+    torch writes it (includes, then the torch:: block), the prelude's fixed
+    headers, and per-operator headers for `ops`."""
+    def touch(rel, text=""):
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    touch("torch/types.h", "#pragma once\n\n#include <ATen/ATen.h>\n#include <c10/util/Optional.h>\n"
+          "namespace torch {\nusing namespace at;\nconstexpr auto kFloat32 = at::kFloat;\n}\n")
+    for h in fb.PRELUDE_HEADERS:
+        touch(h)
+    for op in ops:
+        touch("ATen/ops/%s.h" % op)
+    return root
+
+
+class LightPrelude(unittest.TestCase):
+    SRC = ("#include <torch/extension.h>\n__global__ void k(float* y) {}\n"
+           "torch::Tensor f(torch::Tensor x) { auto y = torch::zeros_like(x); auto z = at::empty ({1});\n"
+           "  return torch::mystery(y); }\n")
+
+    def test_per_operator_headers_and_types_block(self):
+        with tempfile.TemporaryDirectory() as inc:
+            p = fb.light_prelude(self.SRC, fake_torch_include(inc))
+            self.assertIn("#include <ATen/ops/zeros_like.h>", p)
+            self.assertIn("#include <ATen/ops/empty.h>", p)  # at:: and a space before the paren
+            self.assertNotIn("mystery", p)  # no such operator header: the compile fails, the next tier builds
+            self.assertNotIn("ATen/ATen.h", p)
+            self.assertIn("namespace torch {\nusing namespace at;\nconstexpr auto kFloat32 = at::kFloat;\n}", p)
+            for h in fb.PRELUDE_HEADERS:
+                self.assertIn("#include <%s>" % h, p)
+            # AT_PER_OPERATOR_HEADERS holds for the prelude's own includes only.
+            self.assertLess(p.index("#define AT_PER_OPERATOR_HEADERS"), p.index("#include <ATen/core/Tensor.h>"))
+            self.assertLess(p.index("#include <ATen/ops/zeros_like.h>"), p.index("#undef AT_PER_OPERATOR_HEADERS"))
+            # A list of sources reads like their concatenation.
+            self.assertEqual(p, fb.light_prelude(self.SRC.split("\n", 2)[:2] + [self.SRC.split("\n", 2)[2]], inc))
+
+    def test_none_without_torch_headers(self):
+        with tempfile.TemporaryDirectory() as inc:
+            self.assertIsNone(fb.light_prelude(self.SRC, inc))
+            fake_torch_include(inc)
+            os.remove(os.path.join(inc, fb.PRELUDE_HEADERS[-1]))
+            self.assertIsNone(fb.light_prelude(self.SRC, inc))
+
+    def test_include_dir_is_content_addressed(self):
+        with tempfile.TemporaryDirectory() as inc, tempfile.TemporaryDirectory() as cache:
+            fake_torch_include(inc)
+            a = fb.light_include_dir(self.SRC, inc, cache)
+            self.assertEqual(a, fb.light_include_dir(self.SRC, inc, cache))
+            self.assertTrue(a.startswith(os.path.join(cache, "light")))
+            with open(os.path.join(a, "torch", "types.h")) as f:
+                self.assertEqual(f.read(), fb.light_prelude(self.SRC, inc))
+            other = fb.light_include_dir(self.SRC.replace("zeros_like", "empty"), inc, cache)
+            self.assertNotEqual(a, other)
+
+
+class BuildTiers(unittest.TestCase):
+    ARGS = {"name": "ext", "cpp_sources": "torch::Tensor f(torch::Tensor x);",
+            "cuda_sources": LightPrelude.SRC, "extra_cflags": ["-O3"], "extra_cuda_cflags": ["-O3"]}
+
+    def tiers(self, args, **env):
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            with tempfile.TemporaryDirectory() as inc, tempfile.TemporaryDirectory() as cache:
+                fake_torch_include(inc)
+                return fb.build_tiers(dict(args), inc, cache), cache
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+    def test_lightest_first_and_the_call_as_written_last(self):
+        tiers, cache = self.tiers(self.ARGS)
+        self.assertEqual([t for t, _ in tiers], ["fast1+types+light1", "fast1+types", ""])
+        light, types, plain = (a for _, a in tiers)
+        self.assertEqual(plain, self.ARGS)
+        self.assertEqual(light["cuda_sources"], types["cuda_sources"])
+        self.assertNotIn("torch/extension.h", light["cuda_sources"])
+        # Only nvcc sees the prelude's folder; the binding unit's flags stay.
+        self.assertEqual(light["extra_cuda_cflags"][:1], ["-O3"])
+        self.assertTrue(light["extra_cuda_cflags"][1].startswith("-I" + os.path.join(cache, "light")))
+        self.assertEqual(light["extra_cflags"], ["-O3"])
+        self.assertEqual(types["extra_cuda_cflags"], ["-O3"])
+
+    def test_a_cu_without_torch_extension_h_still_gets_the_prelude(self):
+        # load_inline puts #include <torch/types.h> at the top of every .cu itself.
+        args = dict(self.ARGS, cuda_sources="__global__ void k() {}\ntorch::Tensor f(torch::Tensor x);\n")
+        tiers, _ = self.tiers(args)
+        self.assertEqual([t for t, _ in tiers], ["fast1+light1", ""])
+
+    def test_switches(self):
+        tiers, _ = self.tiers(self.ARGS, KWB_FAST_BUILD_LIGHT="0")
+        self.assertEqual([t for t, _ in tiers], ["fast1+types", ""])
+        tiers, _ = self.tiers(self.ARGS, KWB_FAST_BUILD="0")
+        self.assertEqual(tiers, [("", self.ARGS)])
+        tiers, _ = self.tiers(dict(self.ARGS, cuda_sources=None))
+        self.assertEqual([t for t, _ in tiers], [""])
+
+
+class CacheFallsBackThroughTiers(unittest.TestCase):
+    """kwb_bridge_common.ExtensionCache with a stand-in torch: a tier that does
+    not build gives way to the next, and is not tried again for that sample."""
+
+    def test_light_failure_builds_types_then_remembers(self):
+        import types as pytypes
+        import kwb_bridge_common as common
+        calls = []
+
+        def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None,
+                        extra_cuda_cflags=None, extra_ldflags=None, extra_include_paths=None, build_directory=None,
+                        verbose=False, with_cuda=None, is_python_module=True, with_pytorch_error_handling=True,
+                        keep_intermediates=True, use_pch=False):
+            light = any("/light/" in f for f in extra_cuda_cflags or [])
+            calls.append(("light" if light else "types" if "torch/extension.h" not in cuda_sources else "plain",
+                          build_directory))
+            if light:
+                raise RuntimeError("error: identifier \"torch::mystery\" is undefined")
+            return "module"
+
+        with tempfile.TemporaryDirectory() as inc, tempfile.TemporaryDirectory() as cache:
+            fake_torch_include(inc)
+            cpp_ext = pytypes.SimpleNamespace(load_inline=load_inline, include_paths=lambda: [inc])
+            torch = pytypes.ModuleType("torch")
+            torch.__version__ = "0.test"
+            torch.version = pytypes.SimpleNamespace(cuda="13.0")
+            torch.cuda = pytypes.SimpleNamespace(get_device_capability=lambda: (9, 0))
+            torch.utils = pytypes.ModuleType("torch.utils")
+            torch.utils.cpp_extension = cpp_ext
+            saved = {k: sys.modules.get(k) for k in ("torch", "torch.utils", "torch.utils.cpp_extension")}
+            sys.modules.update({"torch": torch, "torch.utils": torch.utils, "torch.utils.cpp_extension": cpp_ext})
+            old_root = os.environ.get("KWB_CACHE_DIR")
+            os.environ["KWB_CACHE_DIR"] = cache
+            os.environ["KWB_FAST_BUILD_PCH"] = "0"
+            try:
+                common.ExtensionCache().install(torch)
+                for _ in range(2):
+                    self.assertEqual(cpp_ext.load_inline("ext", "torch::Tensor f(torch::Tensor x);", LightPrelude.SRC,
+                                                         functions=["f"]), "module")
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        sys.modules.pop(k, None)
+                    else:
+                        sys.modules[k] = v
+                os.environ.pop("KWB_FAST_BUILD_PCH")
+                if old_root is None:
+                    os.environ.pop("KWB_CACHE_DIR")
+                else:
+                    os.environ["KWB_CACHE_DIR"] = old_root
+            self.assertEqual([c for c, _ in calls], ["light", "types", "types"])
+            self.assertEqual(calls[1][1], calls[2][1])  # the same cached folder
+            failed = [f for f in os.listdir(os.path.join(cache, "torch_ext")) if f.endswith(".fast_failed")]
+            self.assertEqual(len(failed), 1)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -130,29 +130,33 @@ class ExtensionCache:
         def cached_load_inline(*args, **kwargs):
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            a = bound.arguments
             toolchain = "%s|%s|%s|%s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_capability(),
                                          os.environ.get("TORCH_CUDA_ARCH_LIST", ""))
-            as_written = dict(a)
-            tag = kwb_fast_build.rewrite_sources(a)
-            digest = extension_digest(a, toolchain + ("|" + tag if tag else ""))
-            fast_failed = os.path.join(cache_root(), "torch_ext", digest + ".fast_failed")
-            if tag and not os.path.exists(fast_failed):
-                build, hit = cache.build_folder(digest)
-                a["name"] = extension_name(as_written.get("name"), digest)
-                a["build_directory"] = build
-                kwb_fast_build.use_precompiled_header(a, build, cache_root())
+            as_written = dict(bound.arguments)
+            try:
+                torch_include = cpp_ext.include_paths()[0]
+            except Exception:  # a torch whose internals differ: no light prelude
+                torch_include = None
+            tiers = kwb_fast_build.build_tiers(as_written, torch_include, cache_root())
+            for n, (tag, arguments) in enumerate(tiers):
+                last = n == len(tiers) - 1
+                digest = extension_digest(arguments, toolchain + ("|" + tag if tag else ""))
+                failed = os.path.join(cache.root(), digest + ".fast_failed")
+                if not last and os.path.exists(failed):
+                    continue
+                call = signature.bind(**arguments)
+                build, _hit = cache.build_folder(digest)
+                call.arguments["name"] = extension_name(as_written.get("name"), digest)
+                call.arguments["build_directory"] = build
+                if tag:
+                    kwb_fast_build.use_precompiled_header(call.arguments, build, cache_root())
                 try:
-                    return build_guarded(build, lambda: original(*bound.args, **bound.kwargs))
+                    return build_guarded(build, lambda: original(*call.args, **call.kwargs))
                 except Exception:
-                    # The faster build did not compile (or load): build the sample exactly as written.
-                    open(fast_failed, "w").close()
-            plain = signature.bind(**as_written)
-            digest = extension_digest(as_written, toolchain)
-            build, _hit = cache.build_folder(digest)
-            plain.arguments["name"] = extension_name(as_written.get("name"), digest)
-            plain.arguments["build_directory"] = build
-            return build_guarded(build, lambda: original(*plain.args, **plain.kwargs))
+                    if last:
+                        raise
+                    # This tier did not compile (or load): the next builds closer to the sample as written.
+                    open(failed, "w").close()
 
         cpp_ext.load_inline = cached_load_inline
 

@@ -28,6 +28,7 @@ import tempfile
 
 # Bump when what prepare() does changes: it is part of the build cache's key.
 FAST_BUILD_VERSION = "fast1"
+LIGHT_VERSION = "light1"
 
 _EXTENSION_H = re.compile(r"^([ \t]*#[ \t]*include[ \t]*)<torch/extension\.h>", re.MULTILINE)
 _PCH_HEADER = "kwb_torch_extension.h"
@@ -65,6 +66,88 @@ def rewrite_sources(arguments):
     else:
         return ""
     return FAST_BUILD_VERSION + "+types"
+
+
+_CALL = re.compile(r"\b(?:torch|at)::(\w+)\s*\(")
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:include|pragma[ \t]+once)\b.*$", re.MULTILINE)
+PRELUDE_HEADERS = ("ATen/core/Tensor.h", "ATen/TensorOperators.h", "ATen/Dispatch.h",
+                   "torch/csrc/autograd/generated/variable_factories.h", "torch/csrc/autograd/variable.h")
+
+
+def light_prelude(cuda_sources, torch_include):
+    """Text of a stand-in <torch/types.h> for one sample's .cu: what
+    torch/types.h declares, built from ATen's per-operator headers instead of
+    ATen/ATen.h (which includes every operator's header). The torch::
+    namespace block is the installed types.h's own, and the torch:: factories
+    are the installed variable_factories.h's own, so every name the .cu can
+    see means what it means under <torch/types.h>; a name it leaves out fails
+    the compile, and the caller builds the heavier way. None when torch's
+    headers are not where expected."""
+    types_h = os.path.join(torch_include, "torch", "types.h")
+    try:
+        with open(types_h) as f:
+            namespace_block = _DIRECTIVE.sub("", f.read()).strip()
+    except OSError:
+        return None
+    for h in PRELUDE_HEADERS:
+        if not os.path.exists(os.path.join(torch_include, h)):
+            return None
+    text = "\n".join(cuda_sources) if isinstance(cuda_sources, (list, tuple)) else str(cuda_sources or "")
+    ops = sorted(n for n in set(_CALL.findall(text))
+                 if os.path.exists(os.path.join(torch_include, "ATen", "ops", n + ".h")))
+    lines = ["#pragma once",
+             "// kwb light prelude (kwb_fast_build.py): torch/types.h from per-operator headers",
+             "#ifndef AT_PER_OPERATOR_HEADERS",
+             "#define AT_PER_OPERATOR_HEADERS",
+             "#define KWB_PRELUDE_PER_OPERATOR",
+             "#endif"]
+    lines += ["#include <%s>" % h for h in PRELUDE_HEADERS]
+    lines += ["#include <ATen/ops/%s.h>" % n for n in ops]
+    lines += ["#ifdef KWB_PRELUDE_PER_OPERATOR", "#undef AT_PER_OPERATOR_HEADERS",
+              "#undef KWB_PRELUDE_PER_OPERATOR", "#endif", namespace_block, ""]
+    return "\n".join(lines)
+
+
+def light_include_dir(cuda_sources, torch_include, cache_root):
+    """A folder whose torch/types.h is this sample's light prelude, to be put
+    on nvcc's -I path (searched before torch's own -isystem folders, so both
+    load_inline's own #include <torch/types.h> and the sample's find it).
+    Named by the prelude's hash, written once; None when there is none."""
+    prelude = light_prelude(cuda_sources, torch_include)
+    if prelude is None:
+        return None
+    folder = os.path.join(cache_root, "light", hashlib.sha256(prelude.encode()).hexdigest()[:16])
+    header = os.path.join(folder, "torch", "types.h")
+    if not os.path.exists(header):
+        os.makedirs(os.path.dirname(header), exist_ok=True)
+        tmp = "%s.%d.tmp" % (header, os.getpid())
+        with open(tmp, "w") as f:
+            f.write(prelude)
+        os.replace(tmp, header)
+    return folder
+
+
+def build_tiers(arguments, torch_include, cache_root):
+    """The ways to build one bound load_inline call, fastest first, as (tag,
+    arguments) pairs: the .cu against the sample's light prelude, then against
+    <torch/types.h>, then the call exactly as written (tag ""). A tier whose
+    build fails gives way to the next; each tag is part of its cache key."""
+    tiers = []
+    if enabled():
+        types_args = dict(arguments)
+        tag = rewrite_sources(types_args)
+        cuda = types_args.get("cuda_sources")
+        light = None
+        if cuda and torch_include and os.environ.get("KWB_FAST_BUILD_LIGHT", "1") != "0":
+            light = light_include_dir(cuda, torch_include, cache_root)
+        if light:
+            light_args = dict(types_args)
+            light_args["extra_cuda_cflags"] = list(types_args.get("extra_cuda_cflags") or []) + ["-I" + light]
+            tiers.append(((tag or FAST_BUILD_VERSION) + "+" + LIGHT_VERSION, light_args))
+        if tag:
+            tiers.append((tag, types_args))
+    tiers.append(("", dict(arguments)))
+    return tiers
 
 
 def use_precompiled_header(arguments, build_folder, cache_root):
