@@ -129,7 +129,7 @@ def main():
     raw, n, lanes, out_dir = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     import torch
     import torch.utils.cpp_extension as c
-    torch_include = c.include_paths()[0]
+    torch_include = c.include_paths()
     data = json.load(open(raw))
     seen, samples = set(), []
     for r in data:

@@ -83,6 +83,10 @@ class PrecompiledHeaderFlags(unittest.TestCase):
             self.assertEqual(open(os.path.join(d, "kwb_pch")).read(), "")
 
 
+def api(root):
+    return os.path.join(root, "torch", "csrc", "api", "include")
+
+
 def fake_torch_include(root, ops=("zeros_like", "empty")):
     """A torch include tree with the files light_prelude reads: types.h as
     torch writes it (includes, then the torch:: block), the prelude's fixed
@@ -92,7 +96,7 @@ def fake_torch_include(root, ops=("zeros_like", "empty")):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             f.write(text)
-    touch("torch/types.h", "#pragma once\n\n#include <ATen/ATen.h>\n#include <c10/util/Optional.h>\n"
+    touch("torch/csrc/api/include/torch/types.h", "#pragma once\n\n#include <ATen/ATen.h>\n#include <c10/util/Optional.h>\n"
           "namespace torch {\nusing namespace at;\nconstexpr auto kFloat32 = at::kFloat;\n}\n")
     for h in fb.PRELUDE_HEADERS:
         touch(h)
@@ -108,7 +112,7 @@ class LightPrelude(unittest.TestCase):
 
     def test_per_operator_headers_and_types_block(self):
         with tempfile.TemporaryDirectory() as inc:
-            p = fb.light_prelude(self.SRC, fake_torch_include(inc))
+            p = fb.light_prelude(self.SRC, [fake_torch_include(inc), api(inc)])
             self.assertIn("#include <ATen/ops/zeros_like.h>", p)
             self.assertIn("#include <ATen/ops/empty.h>", p)  # at:: and a space before the paren
             self.assertNotIn("mystery", p)  # no such operator header: the compile fails, the next tier builds
@@ -120,24 +124,27 @@ class LightPrelude(unittest.TestCase):
             self.assertLess(p.index("#define AT_PER_OPERATOR_HEADERS"), p.index("#include <ATen/core/Tensor.h>"))
             self.assertLess(p.index("#include <ATen/ops/zeros_like.h>"), p.index("#undef AT_PER_OPERATOR_HEADERS"))
             # A list of sources reads like their concatenation.
-            self.assertEqual(p, fb.light_prelude(self.SRC.split("\n", 2)[:2] + [self.SRC.split("\n", 2)[2]], inc))
+            self.assertEqual(p, fb.light_prelude(self.SRC.split("\n", 2)[:2] + [self.SRC.split("\n", 2)[2]], [inc, api(inc)]))
 
     def test_none_without_torch_headers(self):
         with tempfile.TemporaryDirectory() as inc:
-            self.assertIsNone(fb.light_prelude(self.SRC, inc))
+            self.assertIsNone(fb.light_prelude(self.SRC, [inc, api(inc)]))
             fake_torch_include(inc)
-            os.remove(os.path.join(inc, fb.PRELUDE_HEADERS[-1]))
+            # torch/types.h lives under csrc/api/include, not beside ATen: the first folder alone lacks it.
             self.assertIsNone(fb.light_prelude(self.SRC, inc))
+            self.assertIsNotNone(fb.light_prelude(self.SRC, [inc, api(inc)]))
+            os.remove(os.path.join(inc, fb.PRELUDE_HEADERS[-1]))
+            self.assertIsNone(fb.light_prelude(self.SRC, [inc, api(inc)]))
 
     def test_include_dir_is_content_addressed(self):
         with tempfile.TemporaryDirectory() as inc, tempfile.TemporaryDirectory() as cache:
             fake_torch_include(inc)
-            a = fb.light_include_dir(self.SRC, inc, cache)
-            self.assertEqual(a, fb.light_include_dir(self.SRC, inc, cache))
+            a = fb.light_include_dir(self.SRC, [inc, api(inc)], cache)
+            self.assertEqual(a, fb.light_include_dir(self.SRC, [inc, api(inc)], cache))
             self.assertTrue(a.startswith(os.path.join(cache, "light")))
             with open(os.path.join(a, "torch", "types.h")) as f:
-                self.assertEqual(f.read(), fb.light_prelude(self.SRC, inc))
-            other = fb.light_include_dir(self.SRC.replace("zeros_like", "empty"), inc, cache)
+                self.assertEqual(f.read(), fb.light_prelude(self.SRC, [inc, api(inc)]))
+            other = fb.light_include_dir(self.SRC.replace("zeros_like", "empty"), [inc, api(inc)], cache)
             self.assertNotEqual(a, other)
 
 
@@ -151,7 +158,7 @@ class BuildTiers(unittest.TestCase):
         try:
             with tempfile.TemporaryDirectory() as inc, tempfile.TemporaryDirectory() as cache:
                 fake_torch_include(inc)
-                return fb.build_tiers(dict(args), inc, cache), cache
+                return fb.build_tiers(dict(args), [inc, api(inc)], cache), cache
         finally:
             for k, v in saved.items():
                 if v is None:
@@ -209,7 +216,7 @@ class CacheFallsBackThroughTiers(unittest.TestCase):
 
         with tempfile.TemporaryDirectory() as inc, tempfile.TemporaryDirectory() as cache:
             fake_torch_include(inc)
-            cpp_ext = pytypes.SimpleNamespace(load_inline=load_inline, include_paths=lambda: [inc])
+            cpp_ext = pytypes.SimpleNamespace(load_inline=load_inline, include_paths=lambda: [inc, api(inc)])
             torch = pytypes.ModuleType("torch")
             torch.__version__ = "0.test"
             torch.version = pytypes.SimpleNamespace(cuda="13.0")

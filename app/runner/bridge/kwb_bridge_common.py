@@ -134,10 +134,10 @@ class ExtensionCache:
                                          os.environ.get("TORCH_CUDA_ARCH_LIST", ""))
             as_written = dict(bound.arguments)
             try:
-                torch_include = cpp_ext.include_paths()[0]
+                include_dirs = cpp_ext.include_paths()
             except Exception:  # a torch whose internals differ: no light prelude
-                torch_include = None
-            tiers = kwb_fast_build.build_tiers(as_written, torch_include, cache_root())
+                include_dirs = None
+            tiers = kwb_fast_build.build_tiers(as_written, include_dirs, cache_root())
             for n, (tag, arguments) in enumerate(tiers):
                 last = n == len(tiers) - 1
                 digest = extension_digest(arguments, toolchain + ("|" + tag if tag else ""))

@@ -83,27 +83,38 @@ PRELUDE_HEADERS = ("ATen/core/Tensor.h", "ATen/TensorOperators.h", "ATen/Dispatc
                    "torch/csrc/autograd/generated/variable_factories.h", "torch/csrc/autograd/variable.h")
 
 
-def light_prelude(cuda_sources, torch_include):
+def _find(include_dirs, rel):
+    for d in include_dirs:
+        path = os.path.join(d, rel)
+        if os.path.exists(path):
+            return path
+    return None
+
+
+def light_prelude(cuda_sources, include_dirs):
     """Text of a stand-in <torch/types.h> for one sample's .cu: what
     torch/types.h declares, built from ATen's per-operator headers instead of
     ATen/ATen.h (which includes every operator's header). The torch::
-    namespace block is the installed types.h's own, and the torch:: factories
-    are the installed variable_factories.h's own, so every name the .cu can
-    see means what it means under <torch/types.h>; a name it leaves out fails
-    the compile, and the caller builds the heavier way. None when torch's
-    headers are not where expected."""
-    types_h = os.path.join(torch_include, "torch", "types.h")
+    namespace block is the installed types.h's own, and the torch::
+    factories are the installed variable_factories.h's own, so every name the
+    .cu can see means what it means under <torch/types.h>; a name it leaves
+    out fails the compile, and the caller builds the heavier way.
+    `include_dirs`: torch's include folders (torch.utils.cpp_extension.
+    include_paths(); types.h is under csrc/api/include, ATen under the
+    first). None when torch's headers are not where expected."""
+    if isinstance(include_dirs, str):
+        include_dirs = [include_dirs]
+    include_dirs = list(include_dirs or [])
+    types_h = _find(include_dirs, os.path.join("torch", "types.h"))
+    if types_h is None or any(_find(include_dirs, h) is None for h in PRELUDE_HEADERS):
+        return None
     try:
         with open(types_h) as f:
             namespace_block = _DIRECTIVE.sub("", f.read()).strip()
     except OSError:
         return None
-    for h in PRELUDE_HEADERS:
-        if not os.path.exists(os.path.join(torch_include, h)):
-            return None
     text = "\n".join(cuda_sources) if isinstance(cuda_sources, (list, tuple)) else str(cuda_sources or "")
-    ops = sorted(n for n in set(_CALL.findall(text))
-                 if os.path.exists(os.path.join(torch_include, "ATen", "ops", n + ".h")))
+    ops = sorted(n for n in set(_CALL.findall(text)) if _find(include_dirs, os.path.join("ATen", "ops", n + ".h")))
     lines = ["#pragma once",
              "// kwb light prelude (kwb_fast_build.py): torch/types.h from per-operator headers",
              "#ifndef AT_PER_OPERATOR_HEADERS",
@@ -117,12 +128,12 @@ def light_prelude(cuda_sources, torch_include):
     return "\n".join(lines)
 
 
-def light_include_dir(cuda_sources, torch_include, cache_root):
+def light_include_dir(cuda_sources, include_dirs, cache_root):
     """A folder whose torch/types.h is this sample's light prelude, to be put
     on nvcc's -I path (searched before torch's own -isystem folders, so both
     load_inline's own #include <torch/types.h> and the sample's find it).
     Named by the prelude's hash, written once; None when there is none."""
-    prelude = light_prelude(cuda_sources, torch_include)
+    prelude = light_prelude(cuda_sources, include_dirs)
     if prelude is None:
         return None
     folder = os.path.join(cache_root, "light", hashlib.sha256(prelude.encode()).hexdigest()[:16])
@@ -136,7 +147,7 @@ def light_include_dir(cuda_sources, torch_include, cache_root):
     return folder
 
 
-def build_tiers(arguments, torch_include, cache_root):
+def build_tiers(arguments, include_dirs, cache_root):
     """The ways to build one bound load_inline call, fastest first, as (tag,
     arguments) pairs: the .cu against the sample's light prelude, then against
     <torch/types.h>, then the call exactly as written (tag ""). A tier whose
@@ -147,8 +158,8 @@ def build_tiers(arguments, torch_include, cache_root):
         tag = rewrite_sources(types_args)
         cuda = types_args.get("cuda_sources")
         light = None
-        if cuda and torch_include and os.environ.get("KWB_FAST_BUILD_LIGHT", "1") != "0":
-            light = light_include_dir(cuda, torch_include, cache_root)
+        if cuda and include_dirs and os.environ.get("KWB_FAST_BUILD_LIGHT", "1") != "0":
+            light = light_include_dir(cuda, include_dirs, cache_root)
         if light:
             light_args = dict(types_args)
             light_args["extra_cuda_cflags"] = list(types_args.get("extra_cuda_cflags") or []) + ["-I" + light]
