@@ -93,7 +93,7 @@ def lane(i, d, cuda_sources, torch_include, phases_dir):
     prelude = fb.light_prelude(cuda_sources, torch_include)
     res["prelude_lines"] = prelude.count("\n") if prelude else None
     minimal = "\n".join(l for l in (prelude or "").splitlines()
-                        if not any(h in l for h in fb.PRELUDE_HEADERS[1:]))
+                        if not any(h in l for h in fb.PRELUDE_HEADERS[1:] + fb.FACTORY_HEADERS + (fb.DISPATCH_HEADER,)))
     minimal = minimal if prelude else None
     variants = {"types": ("", "v_types.o")}
     for name, body in (("light", prelude), ("min", minimal)):

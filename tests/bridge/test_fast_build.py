@@ -98,8 +98,10 @@ def fake_torch_include(root, ops=("zeros_like", "empty")):
             f.write(text)
     touch("torch/csrc/api/include/torch/types.h", "#pragma once\n\n#include <ATen/ATen.h>\n#include <c10/util/Optional.h>\n"
           "namespace torch {\nusing namespace at;\nconstexpr auto kFloat32 = at::kFloat;\n}\n")
-    for h in fb.PRELUDE_HEADERS:
+    for h in fb.PRELUDE_HEADERS + fb.FACTORY_HEADERS[1:] + (fb.DISPATCH_HEADER,):
         touch(h)
+    touch(fb.FACTORY_HEADERS[0], "#pragma once\nnamespace torch {\ninline at::Tensor zeros_like(const at::Tensor & self) {\n"
+          "  return autograd::make_variable(at::zeros_like(self));\n}\n}\n")
     for op in ops:
         touch("ATen/ops/%s.h" % op)
     return root
@@ -118,13 +120,24 @@ class LightPrelude(unittest.TestCase):
             self.assertNotIn("mystery", p)  # no such operator header: the compile fails, the next tier builds
             self.assertNotIn("ATen/ATen.h", p)
             self.assertIn("namespace torch {\nusing namespace at;\nconstexpr auto kFloat32 = at::kFloat;\n}", p)
-            for h in fb.PRELUDE_HEADERS:
+            # torch::zeros_like is autograd's factory: its header comes along; no AT_DISPATCH, no Dispatch.h.
+            for h in fb.PRELUDE_HEADERS + fb.FACTORY_HEADERS:
                 self.assertIn("#include <%s>" % h, p)
+            self.assertNotIn(fb.DISPATCH_HEADER, p)
             # AT_PER_OPERATOR_HEADERS holds for the prelude's own includes only.
             self.assertLess(p.index("#define AT_PER_OPERATOR_HEADERS"), p.index("#include <ATen/core/Tensor.h>"))
             self.assertLess(p.index("#include <ATen/ops/zeros_like.h>"), p.index("#undef AT_PER_OPERATOR_HEADERS"))
             # A list of sources reads like their concatenation.
             self.assertEqual(p, fb.light_prelude(self.SRC.split("\n", 2)[:2] + [self.SRC.split("\n", 2)[2]], [inc, api(inc)]))
+
+    def test_only_what_the_source_names(self):
+        with tempfile.TemporaryDirectory() as inc:
+            dirs = [fake_torch_include(inc), api(inc)]
+            p = fb.light_prelude("torch::Tensor f(torch::Tensor x) { return at::zeros_like(x); }", dirs)
+            for h in fb.FACTORY_HEADERS + (fb.DISPATCH_HEADER,):
+                self.assertNotIn(h, p)  # at::zeros_like is ATen's own: no autograd wrapper needed
+            p = fb.light_prelude("AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), \"k\", [&] {});", dirs)
+            self.assertIn("#include <%s>" % fb.DISPATCH_HEADER, p)
 
     def test_none_without_torch_headers(self):
         with tempfile.TemporaryDirectory() as inc:
@@ -133,7 +146,7 @@ class LightPrelude(unittest.TestCase):
             # torch/types.h lives under csrc/api/include, not beside ATen: the first folder alone lacks it.
             self.assertIsNone(fb.light_prelude(self.SRC, inc))
             self.assertIsNotNone(fb.light_prelude(self.SRC, [inc, api(inc)]))
-            os.remove(os.path.join(inc, fb.PRELUDE_HEADERS[-1]))
+            os.remove(os.path.join(inc, fb.FACTORY_HEADERS[-1]))
             self.assertIsNone(fb.light_prelude(self.SRC, [inc, api(inc)]))
 
     def test_include_dir_is_content_addressed(self):

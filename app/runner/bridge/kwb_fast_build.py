@@ -79,8 +79,12 @@ def rewrite_sources(arguments):
 
 _CALL = re.compile(r"\b(?:torch|at)::(\w+)\s*\(")
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:include|pragma[ \t]+once)\b.*$", re.MULTILINE)
-PRELUDE_HEADERS = ("ATen/core/Tensor.h", "ATen/TensorOperators.h", "ATen/Dispatch.h",
-                   "torch/csrc/autograd/generated/variable_factories.h", "torch/csrc/autograd/variable.h")
+PRELUDE_HEADERS = ("ATen/core/Tensor.h", "ATen/TensorOperators.h")
+# Included only when the source names what they provide (each costs nvcc's three parses).
+DISPATCH_HEADER = "ATen/Dispatch.h"
+FACTORY_HEADERS = ("torch/csrc/autograd/generated/variable_factories.h", "torch/csrc/autograd/variable.h")
+_FACTORY_DEF = re.compile(r"^inline at::Tensor (\w+)\(", re.MULTILINE)
+_TORCH_CALL = re.compile(r"\btorch::(\w+)\s*\(")
 
 
 def _find(include_dirs, rel):
@@ -106,22 +110,32 @@ def light_prelude(cuda_sources, include_dirs):
         include_dirs = [include_dirs]
     include_dirs = list(include_dirs or [])
     types_h = _find(include_dirs, os.path.join("torch", "types.h"))
-    if types_h is None or any(_find(include_dirs, h) is None for h in PRELUDE_HEADERS):
+    factories_h = _find(include_dirs, FACTORY_HEADERS[0])
+    if types_h is None or factories_h is None or any(
+            _find(include_dirs, h) is None for h in PRELUDE_HEADERS + FACTORY_HEADERS + (DISPATCH_HEADER,)):
         return None
     try:
         with open(types_h) as f:
             namespace_block = _DIRECTIVE.sub("", f.read()).strip()
+        with open(factories_h) as f:
+            factories = set(_FACTORY_DEF.findall(f.read()))
     except OSError:
         return None
     text = "\n".join(cuda_sources) if isinstance(cuda_sources, (list, tuple)) else str(cuda_sources or "")
     ops = sorted(n for n in set(_CALL.findall(text)) if _find(include_dirs, os.path.join("ATen", "ops", n + ".h")))
+    headers = list(PRELUDE_HEADERS)
+    if "AT_DISPATCH" in text or "AT_PRIVATE" in text:
+        headers.append(DISPATCH_HEADER)
+    # torch::zeros and the other factories are autograd's wrappers, not at::'s: the real ones, when named.
+    if factories & set(_TORCH_CALL.findall(text)):
+        headers += FACTORY_HEADERS
     lines = ["#pragma once",
              "// kwb light prelude (kwb_fast_build.py): torch/types.h from per-operator headers",
              "#ifndef AT_PER_OPERATOR_HEADERS",
              "#define AT_PER_OPERATOR_HEADERS",
              "#define KWB_PRELUDE_PER_OPERATOR",
              "#endif"]
-    lines += ["#include <%s>" % h for h in PRELUDE_HEADERS]
+    lines += ["#include <%s>" % h for h in headers]
     lines += ["#include <ATen/ops/%s.h>" % n for n in ops]
     lines += ["#ifdef KWB_PRELUDE_PER_OPERATOR", "#undef AT_PER_OPERATOR_HEADERS",
               "#undef KWB_PRELUDE_PER_OPERATOR", "#endif", namespace_block, ""]
