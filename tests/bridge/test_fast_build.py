@@ -159,6 +159,22 @@ class LightPrelude(unittest.TestCase):
                 self.assertEqual(f.read(), fb.light_prelude(self.SRC, [inc, api(inc)]))
             other = fb.light_include_dir(self.SRC.replace("zeros_like", "empty"), [inc, api(inc)], cache)
             self.assertNotEqual(a, other)
+            # Under a folder the candidate worker's sandbox lets it write (kwb_judge's writable list).
+            self.assertIn(os.path.dirname(a), fb.cache_dirs(cache))
+
+    def test_an_unwritable_cache_costs_only_the_light_tier(self):
+        # The H100 run of 2026-12-06 had every sample fail with "Permission denied: .../light" when the
+        # sandbox did not list the folder; now the folder is listed, and a failure to write it skips the tier.
+        with tempfile.TemporaryDirectory() as inc, tempfile.TemporaryDirectory() as cache:
+            fake_torch_include(inc)
+            os.chmod(cache, 0o500)
+            try:
+                if os.access(cache, os.W_OK):  # root ignores the mode
+                    open(os.path.join(cache, "light"), "w").close()  # a file where the folder should be
+                tiers = fb.build_tiers(dict(BuildTiers.ARGS), [inc, api(inc)], cache)
+            finally:
+                os.chmod(cache, 0o700)
+            self.assertEqual([t for t, _ in tiers], ["fast1+types", ""])
 
 
 class BuildTiers(unittest.TestCase):

@@ -33,6 +33,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 import tempfile
 
 # Bump when what prepare() does changes: it is part of the build cache's key.
@@ -85,6 +86,13 @@ DISPATCH_HEADER = "ATen/Dispatch.h"
 FACTORY_HEADERS = ("torch/csrc/autograd/generated/variable_factories.h", "torch/csrc/autograd/variable.h")
 _FACTORY_DEF = re.compile(r"^inline at::Tensor (\w+)\(", re.MULTILINE)
 _TORCH_CALL = re.compile(r"\btorch::(\w+)\s*\(")
+
+
+def cache_dirs(cache_root):
+    """The folders under the cache root that builds write here (precompiled
+    headers, light preludes): the candidate worker's sandbox must let it
+    write them, beside the extension cache itself."""
+    return [os.path.join(cache_root, "pch"), os.path.join(cache_root, "light")]
 
 
 def _find(include_dirs, rel):
@@ -150,7 +158,7 @@ def light_include_dir(cuda_sources, include_dirs, cache_root):
     prelude = light_prelude(cuda_sources, include_dirs)
     if prelude is None:
         return None
-    folder = os.path.join(cache_root, "light", hashlib.sha256(prelude.encode()).hexdigest()[:16])
+    folder = os.path.join(cache_dirs(cache_root)[1], hashlib.sha256(prelude.encode()).hexdigest()[:16])
     header = os.path.join(folder, "torch", "types.h")
     if not os.path.exists(header):
         os.makedirs(os.path.dirname(header), exist_ok=True)
@@ -173,7 +181,10 @@ def build_tiers(arguments, include_dirs, cache_root):
         cuda = types_args.get("cuda_sources")
         light = None
         if cuda and include_dirs and os.environ.get("KWB_FAST_BUILD_LIGHT", "1") != "0":
-            light = light_include_dir(cuda, include_dirs, cache_root)
+            try:
+                light = light_include_dir(cuda, include_dirs, cache_root)
+            except OSError as exc:  # the folder cannot be written (a sandbox that does not allow it)
+                print("kwb: no light prelude: %s" % exc, file=sys.stderr)
         if light:
             light_args = dict(types_args)
             light_args["extra_cuda_cflags"] = list(types_args.get("extra_cuda_cflags") or []) + ["-I" + light]
@@ -241,7 +252,7 @@ def precompiled_header(arguments, cache_root):
     except Exception:  # a torch whose internals differ: build without
         return None
     digest = hashlib.sha256("\0".join(cmd).encode()).hexdigest()[:16]
-    folder = os.path.join(cache_root, "pch", digest)
+    folder = os.path.join(cache_dirs(cache_root)[0], digest)
     header = os.path.join(folder, _PCH_HEADER)
     gch = header + ".gch"
     failed = os.path.join(folder, "failed")
