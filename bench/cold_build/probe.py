@@ -46,6 +46,21 @@ print("BUILT %.2f" % (time.perf_counter() - t))
     return time.perf_counter() - t, p.returncode, (p.stdout + p.stderr)[-1500:]
 
 
+def distinct_samples(raw):
+    """The leaderboard's distinct load_inline samples, in file order."""
+    seen, samples = set(), []
+    for r in json.load(open(raw)):
+        if r["code"] not in seen and "load_inline" in r["code"]:
+            seen.add(r["code"])
+            samples.append(r)
+    return samples
+
+
+def spread(samples, n):
+    """N of them spread over levels and models: every k-th, a fixed choice."""
+    return samples[::max(1, len(samples) // n)][:n]
+
+
 def ninja_steps(build_dir):
     """(name, command) of each build edge in build.ninja, variables expanded."""
     text = open(os.path.join(build_dir, "build.ninja")).read()
@@ -87,12 +102,7 @@ def ninja_steps(build_dir):
 
 def main():
     raw, n, out_dir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    data = json.load(open(raw))
-    seen, samples = set(), []
-    for r in data:
-        if r["code"] not in seen and "load_inline" in r["code"]:
-            seen.add(r["code"])
-            samples.append(r)
+    samples = distinct_samples(raw)
     os.makedirs(out_dir, exist_ok=True)
     first = samples[0]
     bdir = os.path.join(out_dir, "one")

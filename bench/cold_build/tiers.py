@@ -31,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "app", "runner", "bridge"))
 import kwb_fast_build as fb  # noqa: E402
-from probe import ninja_steps  # noqa: E402
+from probe import distinct_samples, ninja_steps, spread  # noqa: E402
 from variants import run, sass  # noqa: E402
 
 
@@ -130,14 +130,8 @@ def main():
     import torch
     import torch.utils.cpp_extension as c
     torch_include = c.include_paths()
-    data = json.load(open(raw))
-    seen, samples = set(), []
-    for r in data:
-        if r["code"] not in seen and "load_inline" in r["code"]:
-            seen.add(r["code"])
-            samples.append(r)
-    step = max(1, len(samples) // n)
-    picked = samples[::step][:n]
+    samples = distinct_samples(raw)
+    picked = spread(samples, n)
     os.makedirs(out_dir, exist_ok=True)
     print(json.dumps({"torch": torch.__version__, "include": torch_include, "distinct": len(samples)}), flush=True)
     folders = write_build_folders(picked, out_dir)

@@ -28,7 +28,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from probe import build_one, ninja_steps  # noqa: E402
+from probe import build_one, distinct_samples, ninja_steps, spread  # noqa: E402
 
 CUOBJDUMP = "/usr/local/cuda/bin/cuobjdump"
 
@@ -110,15 +110,7 @@ def lane(i, code, out_dir):
 
 def main():
     raw, n, out_dir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    data = json.load(open(raw))
-    seen, samples = set(), []
-    for r in data:
-        if r["code"] not in seen and "load_inline" in r["code"]:
-            seen.add(r["code"])
-            samples.append(r)
-    # Spread over levels and models: every k-th distinct sample.
-    step = max(1, len(samples) // n)
-    picked = samples[::step][:n]
+    picked = spread(distinct_samples(raw), n)
     os.makedirs(out_dir, exist_ok=True)
     t0 = time.perf_counter()
     with cf.ThreadPoolExecutor(max_workers=n) as ex:

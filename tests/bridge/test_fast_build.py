@@ -2,10 +2,12 @@
 rewrite is deterministic (a cached build keeps its key), and that a build
 folder keeps the binding-unit flags it was built with."""
 
+import contextlib
 import os
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -182,18 +184,10 @@ class BuildTiers(unittest.TestCase):
             "cuda_sources": LightPrelude.SRC, "extra_cflags": ["-O3"], "extra_cuda_cflags": ["-O3"]}
 
     def tiers(self, args, **env):
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        try:
-            with tempfile.TemporaryDirectory() as inc, tempfile.TemporaryDirectory() as cache:
-                fake_torch_include(inc)
-                return fb.build_tiers(dict(args), [inc, api(inc)], cache), cache
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        with mock.patch.dict(os.environ, env), tempfile.TemporaryDirectory() as inc, \
+                tempfile.TemporaryDirectory() as cache:
+            fake_torch_include(inc)
+            return fb.build_tiers(dict(args), [inc, api(inc)], cache), cache
 
     def test_lightest_first_and_the_call_as_written_last(self):
         tiers, cache = self.tiers(self.ARGS)
@@ -252,27 +246,14 @@ class CacheFallsBackThroughTiers(unittest.TestCase):
             torch.cuda = pytypes.SimpleNamespace(get_device_capability=lambda: (9, 0))
             torch.utils = pytypes.ModuleType("torch.utils")
             torch.utils.cpp_extension = cpp_ext
-            saved = {k: sys.modules.get(k) for k in ("torch", "torch.utils", "torch.utils.cpp_extension")}
-            sys.modules.update({"torch": torch, "torch.utils": torch.utils, "torch.utils.cpp_extension": cpp_ext})
-            old_root = os.environ.get("KWB_CACHE_DIR")
-            os.environ["KWB_CACHE_DIR"] = cache
-            os.environ["KWB_FAST_BUILD_PCH"] = "0"
-            try:
+            modules = {"torch": torch, "torch.utils": torch.utils, "torch.utils.cpp_extension": cpp_ext}
+            with contextlib.ExitStack() as stack:
+                stack.enter_context(mock.patch.dict(sys.modules, modules))
+                stack.enter_context(mock.patch.dict(os.environ, {"KWB_CACHE_DIR": cache, "KWB_FAST_BUILD_PCH": "0"}))
                 common.ExtensionCache().install(torch)
                 for _ in range(2):
                     self.assertEqual(cpp_ext.load_inline("ext", "torch::Tensor f(torch::Tensor x);", LightPrelude.SRC,
                                                          functions=["f"]), "module")
-            finally:
-                for k, v in saved.items():
-                    if v is None:
-                        sys.modules.pop(k, None)
-                    else:
-                        sys.modules[k] = v
-                os.environ.pop("KWB_FAST_BUILD_PCH")
-                if old_root is None:
-                    os.environ.pop("KWB_CACHE_DIR")
-                else:
-                    os.environ["KWB_CACHE_DIR"] = old_root
             self.assertEqual([c for c, _ in calls], ["light", "types", "types"])
             self.assertEqual(calls[1][1], calls[2][1])  # the same cached folder
             failed = [f for f in os.listdir(os.path.join(cache, "torch_ext")) if f.endswith(".fast_failed")]
