@@ -16,6 +16,8 @@ packages=(
   slurmctld slurmd slurm-client munge
   # CPU PyTorch: the bridge's judge/worker tests drive a real torch on a stand-in GPU (tests/bridge/)
   python3-torch
+  # torch's C++ headers: the light build tier compiles leaderboard samples with nvcc against them (tests/bridge/)
+  libtorch-dev
 )
 
 missing=()
