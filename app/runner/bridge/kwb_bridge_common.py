@@ -55,6 +55,9 @@ def cache_root():
     return os.path.join(os.path.expanduser("~"), ".cache", "kwb")
 
 
+# The extension cache's folder under the cache root.
+EXTENSIONS_DIR = "torch_ext"
+
 # load_inline's arguments that shape the binary it builds.
 EXTENSION_KEYS = ("name", "cpp_sources", "cuda_sources", "functions", "extra_cflags", "extra_cuda_cflags",
                   "extra_ldflags", "extra_include_paths", "with_cuda", "is_python_module")
@@ -108,7 +111,7 @@ class ExtensionCache:
 
     @staticmethod
     def root():
-        return os.path.join(cache_root(), "torch_ext")
+        return os.path.join(cache_root(), EXTENSIONS_DIR)
 
     def build_folder(self, digest):
         """The build folder of `digest` (created) and whether it already holds a build; counts the call."""
@@ -159,6 +162,13 @@ class ExtensionCache:
                     open(failed, "w").close()
 
         cpp_ext.load_inline = cached_load_inline
+
+
+def worker_writable_dirs(scratch, root):
+    """What the candidate worker's sandbox lets it write: its scratch folder,
+    the extension cache, the fast build's precompiled headers and light
+    preludes, triton's cache. Anything a build writes elsewhere is refused."""
+    return [scratch, os.path.join(root, EXTENSIONS_DIR)] + kwb_fast_build.cache_dirs(root) + [os.path.join(root, "triton")]
 
 
 def load_module(prefix, source, label):

@@ -33,9 +33,8 @@ import torch
 
 import kwb_bridge_tensors as kt
 import kwb_cuda_ipc as ipc
-import kwb_fast_build
 import kwb_worker_protocol as wp
-from kwb_bridge_common import CandidateError, ExtensionCache, apply_sizes, cache_root, load_module
+from kwb_bridge_common import CandidateError, ExtensionCache, apply_sizes, cache_root, load_module, worker_writable_dirs
 from kwb_bridge_lib import Scanner
 from kwb_sample_source import declared_kernels
 
@@ -130,8 +129,7 @@ class Judge:
         env.update(extra_env or {})
         ch = wp.WorkerChannel(list(prefix) + [sys.executable, "-u", WORKER_SCRIPT], env=env, cwd=scratch)
         ch.scratch = scratch
-        # The extension cache, the fast build's precompiled headers and light preludes, triton's cache, the scratch folder.
-        ch.writable = [scratch, ExtensionCache.root()] + kwb_fast_build.cache_dirs(root) + [os.path.join(root, "triton")]
+        ch.writable = worker_writable_dirs(scratch, root)
         return ch
 
     def warm(self):
