@@ -1,6 +1,7 @@
 #include "rerun_cli.h"
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -213,12 +214,23 @@ std::vector<std::string> defaultCandidateDirs(const ProblemSpec& problem)
 ProgressFn StderrProgress::forItem(std::size_t index, std::size_t count, const std::string& name)
 {
     if (!m_enabled) return {};
-    // Each item keeps its own last stage: with one runner per GPU several run at once.
-    auto last = std::make_shared<std::string>();
+    // Each item keeps its own last stage: with one runner per GPU several run at once. Each line
+    // says how long the stage before took, so a batch's log shows where a record's time goes.
+    struct Last {
+        std::string stage;
+        std::chrono::steady_clock::time_point since;
+    };
+    auto last = std::make_shared<Last>();
     return [this, index, count, name, last](const Progress& p) {
-        if (p.stage == *last) return;
-        *last = p.stage;
-        std::fprintf(stderr, "kwb %s: [%zu/%zu] %s: %s\n", m_command, index + 1, count, name.c_str(), p.stage.c_str());
+        if (p.stage == last->stage) return;
+        const auto now = std::chrono::steady_clock::now();
+        char took[96] = "";
+        if (!last->stage.empty())
+            std::snprintf(took, sizeof took, " (after %.2f s of %s)",
+                std::chrono::duration<double>(now - last->since).count(), last->stage.c_str());
+        last->stage = p.stage;
+        last->since = now;
+        std::fprintf(stderr, "kwb %s: [%zu/%zu] %s: %s%s\n", m_command, index + 1, count, name.c_str(), p.stage.c_str(), took);
     };
 }
 

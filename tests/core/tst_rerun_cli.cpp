@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <fstream>
 
@@ -188,6 +189,10 @@ void TestRerunCli::survivesFaultsAndHangs()
     QCOMPARE(doc.value(QStringLiteral("runner_restarts")).toInt(), 3);
     // Progress went to stderr, one line per stage.
     QVERIFY2(r.err.contains("[4/4] d_after: timing"), r.err.constData());
+    // Each stage line after the first says how long the stage before took (where a record's time goes).
+    QVERIFY2(QString::fromUtf8(r.err).contains(QRegularExpression(
+                 QStringLiteral("\\[4/4\\] d_after: timing \\(after [0-9]+\\.[0-9]{2} s of [a-z_ ]+\\)\n"))),
+        r.err.constData());
 
     const Run table = runKwb({QStringLiteral("rerun"), root + QStringLiteral("/problems/tiny.json"),
         QStringLiteral("--timeout=1"), QStringLiteral("--quiet")});
