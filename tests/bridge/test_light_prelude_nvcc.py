@@ -19,6 +19,7 @@ import sys
 import tempfile
 import types
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -89,19 +90,13 @@ def cuda_sources(code):
     def load_inline(*a, **k):
         raise Captured(k.get("cuda_sources", a[2] if len(a) > 2 else None))
     finder = _StandInTorch(load_inline)
-    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
-    for k in saved:
-        del sys.modules[k]
-    sys.meta_path.insert(0, finder)
-    try:
-        exec(compile(code, "sample.py", "exec"), {"__name__": "sample"})
-    except Captured as c:
-        return c.args[0]
-    finally:
-        sys.meta_path.remove(finder)
+    with mock.patch.dict(sys.modules), mock.patch.object(sys, "meta_path", [finder] + sys.meta_path):
         for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
-            del sys.modules[k]
-        sys.modules.update(saved)
+            del sys.modules[k]  # the real torch, if imported, comes back when the patch ends
+        try:
+            exec(compile(code, "sample.py", "exec"), {"__name__": "sample"})
+        except Captured as c:
+            return c.args[0]
     return None
 
 

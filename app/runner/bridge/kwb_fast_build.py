@@ -88,11 +88,14 @@ _FACTORY_DEF = re.compile(r"^inline at::Tensor (\w+)\(", re.MULTILINE)
 _TORCH_CALL = re.compile(r"\btorch::(\w+)\s*\(")
 
 
+PCH_DIR, LIGHT_DIR = "pch", "light"
+
+
 def cache_dirs(cache_root):
     """The folders under the cache root that builds write here (precompiled
     headers, light preludes): the candidate worker's sandbox must let it
     write them, beside the extension cache itself."""
-    return [os.path.join(cache_root, "pch"), os.path.join(cache_root, "light")]
+    return [os.path.join(cache_root, PCH_DIR), os.path.join(cache_root, LIGHT_DIR)]
 
 
 def _find(include_dirs, rel):
@@ -158,7 +161,7 @@ def light_include_dir(cuda_sources, include_dirs, cache_root):
     prelude = light_prelude(cuda_sources, include_dirs)
     if prelude is None:
         return None
-    folder = os.path.join(cache_dirs(cache_root)[1], hashlib.sha256(prelude.encode()).hexdigest()[:16])
+    folder = os.path.join(cache_root, LIGHT_DIR, hashlib.sha256(prelude.encode()).hexdigest()[:16])
     header = os.path.join(folder, "torch", "types.h")
     if not os.path.exists(header):
         os.makedirs(os.path.dirname(header), exist_ok=True)
@@ -252,7 +255,7 @@ def precompiled_header(arguments, cache_root):
     except Exception:  # a torch whose internals differ: build without
         return None
     digest = hashlib.sha256("\0".join(cmd).encode()).hexdigest()[:16]
-    folder = os.path.join(cache_dirs(cache_root)[0], digest)
+    folder = os.path.join(cache_root, PCH_DIR, digest)
     header = os.path.join(folder, _PCH_HEADER)
     gch = header + ".gch"
     failed = os.path.join(folder, "failed")
