@@ -70,7 +70,7 @@ struct Capabilities {
 
 struct ProgressMessage {
     std::string id;
-    std::string stage; // "compile", "inputs", "coverage", "correctness", "timing", "reference"
+    std::string stage; // free text: "compile", "coverage", "correctness", "timing", "reference"; the bridge adds "problem", "worker", "adversarial", "host timer", "teardown"
     std::int64_t done = 0;
     std::int64_t total = 0;
 };

@@ -6,8 +6,11 @@ validation of output descriptions and timing members, the nonce-derived
 seeds, the input arena's layout and the sample's declared kernels. A stand-in
 worker (fake_worker.py) plays each misbehaviour; no torch, no GPU."""
 
+import contextlib
+import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import unittest
@@ -324,6 +327,57 @@ class ForgedResultLineTest(unittest.TestCase):
         self.assertFalse([t for t in got["reached"] if not t.startswith("/proc/self")], got["reached"])
         self.assertTrue(any(v.startswith("tampering: a forged result line") for v in got["violations"]),
                         got["violations"])
+
+
+class RetiringTest(unittest.TestCase):
+    """A used worker is killed at once and reaped later (the next record's
+    set-up overlaps its exit); the arenas it mapped are freed only after it is
+    gone, and at once when they are large."""
+
+    class Arena:
+        def __init__(self, size, ch, freed):
+            self.size, self.ch, self.freed = size, ch, freed
+
+        def free(self):
+            self.freed.append(self.ch.proc.poll())
+
+    def used_worker(self):
+        ch = fake("good")
+        self.assertTrue(ch.wait_ready(30)["usable"])
+        self.assertEqual(ch.call("ping", 30)["echo"], "ping")
+        return ch
+
+    def test_killed_now_arenas_freed_once_it_is_gone(self):
+        ch, freed, released = self.used_worker(), [], []
+        retiring = wp.Retiring(lambda c: (released.append(c), c.close()), 1 << 30)
+        retiring.add(ch, [self.Arena(1 << 20, ch, freed), self.Arena(1 << 20, ch, freed)])
+        self.assertEqual((len(retiring), freed, released), (1, [], []), "small arenas wait for the reap")
+        retiring.reap()
+        self.assertEqual((len(retiring), released), (0, [ch]))
+        self.assertEqual(freed, [-signal.SIGKILL] * 2, "each arena freed after the worker died of the kill")
+        retiring.reap()  # nothing left: a no-op
+        self.assertEqual(len(freed), 2)
+
+    def test_large_arenas_are_reaped_at_once(self):
+        ch, freed = self.used_worker(), []
+        retiring = wp.Retiring(lambda c: c.close(), 1 << 30)
+        retiring.add(ch, [self.Arena(3 << 29, ch, freed)])
+        self.assertEqual((len(retiring), freed), (0, [-signal.SIGKILL]))
+
+    def test_an_arena_that_fails_to_free_does_not_keep_the_others(self):
+        ch, freed = self.used_worker(), []
+
+        class Broken:
+            size = 0
+
+            def free(self):
+                raise RuntimeError("cuMemFree_v2 failed (test)")
+        retiring = wp.Retiring(lambda c: c.close(), 1 << 30)
+        retiring.add(ch, [Broken(), self.Arena(0, ch, freed)])
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            retiring.reap()
+        self.assertIn("cuMemFree_v2 failed (test)", err.getvalue())
+        self.assertEqual(freed, [-signal.SIGKILL])
 
 
 if __name__ == "__main__":

@@ -46,6 +46,9 @@ HOST_ARENA_BYTES = 4 << 30   # the host timer's input sets, at most (fewer calls
 # reference's, so a batch of 5 calls of a 50 us kernel read 2.5x the events (22 of the
 # leaderboard's first 75 records flagged timer_mismatch that way). Spread over a batch of
 # >= 10 ms it is a few per cent; nothing is subtracted, so nothing a worker reports can hide work.
+# A used worker whose arenas hold more than this is reaped before the next record
+# starts (wp.Retiring), so that two records' inputs are never on the device at once.
+RETIRE_OVERLAP_BYTES = 1 << 30
 HOST_BATCH_MS = 10.0
 HOST_CALLS_MAX = 64
 
@@ -106,6 +109,7 @@ class Judge:
         self.driver = ipc.Driver()
         self.driver.require_context()
         self.spares = collections.deque()
+        self.retiring = wp.Retiring(self.release, RETIRE_OVERLAP_BYTES)
         # How many workers start ahead (KWB_BRIDGE_PREFORK, 0 = none): two, because a
         # record can take less time than a worker's start-up (a torch import and a CUDA
         # context) on a machine whose cores also compile the batch's next samples.
@@ -154,6 +158,15 @@ class Judge:
         ch.close()
         shutil.rmtree(ch.scratch, ignore_errors=True)
 
+    def retire(self, ch, arenas):
+        """Kills a used worker without waiting; its arenas are freed once it is gone (reap)."""
+        self.retiring.add(ch, arenas)
+
+    def reap(self):
+        """Waits for the killed workers and frees their arenas. Called before
+        anything is timed, so no other context's teardown runs beside a timed loop."""
+        self.retiring.reap()
+
     def build(self, source, label, timeout_s=900.0):
         """Imports one sample in a fresh sandboxed worker so that its extension
         is built into the cache; the worker's reply (compile_ms, cache hit, sandbox)."""
@@ -172,6 +185,7 @@ class Judge:
 
     def shutdown(self):
         self.prefork = 0
+        self.reap()
         while self.spares:
             self.release(self.spares.popleft())
 
@@ -289,7 +303,7 @@ class JudgeRun:
 
     def execute(self):
         o, r, kbp = self.o, self.r, self.kb
-        self.progress("compile", 0, 1)
+        self.progress("problem", 0, 1)
         try:
             prob = load_module("kwb_problem", kbp["problem_source"], kbp.get("problem_file") or "<problem>")
         except Exception as exc:
@@ -315,11 +329,15 @@ class JudgeRun:
             torch.cuda.synchronize()
         self.open_arena(first)
 
+        # Stages of their own, so a batch's log says where a record's seconds go
+        # (waiting for a spare worker, the sample's import, the host timer, the teardown).
+        self.progress("worker", 0, 1)
         try:
             self.worker = self.j.take_worker()
         except (wp.WorkerDied, wp.WorkerTimeout, wp.WorkerProtocolError, RuntimeError) as exc:
             raise CandidateError("internal_error", "the candidate worker did not start: %s" % exc)
         source = self.candidate.get("source", "")
+        self.progress("compile", 0, 1)
         reply = self.call("setup", arena={"handle": self.arena.handle.hex(), "size": self.arena.size},
                           inputs=self.arg_descs, writable_dirs=self.worker.writable, seed=o.seed,
                           sizes=r["sizes"], problem_source=kbp["problem_source"],
@@ -334,6 +352,7 @@ class JudgeRun:
         with torch.no_grad():
             self.correctness()
             if o.adversarial:
+                self.progress("adversarial", 0, 1)
                 self.adversarial_sets()
             self.timing()
         if o.sanitize:
@@ -570,6 +589,7 @@ class JudgeRun:
     def timing(self):
         o = self.o
         self.progress("timing", 0, 2)
+        self.j.reap()  # the previous record's worker is gone before anything is timed
         time_ex = self.lib.has("kwb_bridge_session_time_ex")
         fresh = o.fresh_inputs and time_ex
         nonce = secrets.token_hex(16)
@@ -623,8 +643,8 @@ class JudgeRun:
             self.progress("reference", 1, 2)
             self.time_reference()
         if o.host_timer:
+            self.progress("host timer", 0, 1)
             self.host_timing()
-        self.progress("timing", 2, 2)
 
     def validated(self, fn, obj, key):
         try:
@@ -770,6 +790,7 @@ class JudgeRun:
     # -- the end
 
     def close(self):
+        self.progress("teardown", 0, 1)
         r = self.r
         isolation = {"reference_process": "separate", "sandbox": self.sandbox[0], "why_not": self.sandbox[1],
                      "violations": list(self.violations)}
@@ -781,20 +802,23 @@ class JudgeRun:
         self.set_member("isolation", isolation)
         self.set_member("checks_run", list(self.checks))
         r.setdefault("_unset", {}).update(self.unset)
-        # The judge's mappings of the worker's memory go first, then the worker, then the arena it mapped.
+        # The judge's mappings of the worker's memory go first, then the worker (killed now, reaped
+        # later), then the arenas it mapped (freed once it is gone).
         try:
             torch.cuda.synchronize()
         except Exception:
             traceback.print_exc(file=sys.stderr)
         self.mappings.close_all()
+        arenas = [a for a in (self.arena, self.host_arena) if a is not None]
         if self.worker is not None:
-            self.j.release(self.worker)
-        for arena in (self.arena, self.host_arena):
-            if arena is not None:
-                try:
-                    arena.free()
-                except Exception:
-                    traceback.print_exc(file=sys.stderr)
+            self.j.reap()  # at most one worker dying at a time
+            self.j.retire(self.worker, arenas)
+            return
+        for arena in arenas:
+            try:
+                arena.free()
+            except Exception:
+                traceback.print_exc(file=sys.stderr)
 
 
 def worker_death(exc):
