@@ -217,12 +217,24 @@ class BuildTiers(unittest.TestCase):
         self.assertEqual([t for t, _ in tiers], [""])
 
 
+def stand_in_torch(inc, load_inline, get_device_capability):
+    """A torch module with only what ExtensionCache.install touches."""
+    import types as pytypes
+    cpp_ext = pytypes.SimpleNamespace(load_inline=load_inline, include_paths=lambda: [inc, api(inc)])
+    torch = pytypes.ModuleType("torch")
+    torch.__version__ = "0.test"
+    torch.version = pytypes.SimpleNamespace(cuda="13.0")
+    torch.cuda = pytypes.SimpleNamespace(get_device_capability=get_device_capability)
+    torch.utils = pytypes.ModuleType("torch.utils")
+    torch.utils.cpp_extension = cpp_ext
+    return torch, cpp_ext, {"torch": torch, "torch.utils": torch.utils, "torch.utils.cpp_extension": cpp_ext}
+
+
 class CacheFallsBackThroughTiers(unittest.TestCase):
     """kwb_bridge_common.ExtensionCache with a stand-in torch: a tier that does
     not build gives way to the next, and is not tried again for that sample."""
 
     def test_light_failure_builds_types_then_remembers(self):
-        import types as pytypes
         import kwb_bridge_common as common
         calls = []
 
@@ -239,14 +251,7 @@ class CacheFallsBackThroughTiers(unittest.TestCase):
 
         with tempfile.TemporaryDirectory() as inc, tempfile.TemporaryDirectory() as cache:
             fake_torch_include(inc)
-            cpp_ext = pytypes.SimpleNamespace(load_inline=load_inline, include_paths=lambda: [inc, api(inc)])
-            torch = pytypes.ModuleType("torch")
-            torch.__version__ = "0.test"
-            torch.version = pytypes.SimpleNamespace(cuda="13.0")
-            torch.cuda = pytypes.SimpleNamespace(get_device_capability=lambda: (9, 0))
-            torch.utils = pytypes.ModuleType("torch.utils")
-            torch.utils.cpp_extension = cpp_ext
-            modules = {"torch": torch, "torch.utils": torch.utils, "torch.utils.cpp_extension": cpp_ext}
+            torch, cpp_ext, modules = stand_in_torch(inc, load_inline, lambda: (9, 0))
             with contextlib.ExitStack() as stack:
                 stack.enter_context(mock.patch.dict(sys.modules, modules))
                 stack.enter_context(mock.patch.dict(os.environ, {"KWB_CACHE_DIR": cache, "KWB_FAST_BUILD_PCH": "0"}))
@@ -258,6 +263,40 @@ class CacheFallsBackThroughTiers(unittest.TestCase):
             self.assertEqual(calls[1][1], calls[2][1])  # the same cached folder
             failed = [f for f in os.listdir(os.path.join(cache, "torch_ext")) if f.endswith(".fast_failed")]
             self.assertEqual(len(failed), 1)
+
+
+class BuildOnlyWorkerKey(unittest.TestCase):
+    def test_a_capability_from_the_driver_keys_the_build_as_torchs_does(self):
+        """A build lane's worker (no CUDA context) is given the device's capability;
+        the GPU worker asks torch. The same sample must land in the same folder, or
+        every pooled build is built again on the GPU side."""
+        import kwb_bridge_common as common
+        folders = []
+
+        def load_inline(name, cpp_sources, cuda_sources=None, functions=None, extra_cflags=None,
+                        extra_cuda_cflags=None, extra_ldflags=None, extra_include_paths=None, build_directory=None,
+                        verbose=False, with_cuda=None, is_python_module=True, with_pytorch_error_handling=True,
+                        keep_intermediates=True, use_pch=False):
+            folders.append(build_directory)
+            return "module"
+
+        def no_context():
+            raise AssertionError("a build-only worker asked torch for the device (a CUDA context)")
+
+        with tempfile.TemporaryDirectory() as inc, tempfile.TemporaryDirectory() as cache:
+            fake_torch_include(inc)
+            for given, ask in ((None, lambda: (9, 0)), ((9, 0), no_context), ((8, 0), no_context)):
+                torch, cpp_ext, modules = stand_in_torch(inc, load_inline, ask)
+                with contextlib.ExitStack() as stack:
+                    stack.enter_context(mock.patch.dict(sys.modules, modules))
+                    stack.enter_context(mock.patch.dict(os.environ, {"KWB_CACHE_DIR": cache, "KWB_FAST_BUILD_PCH": "0",
+                                                                     "TORCH_CUDA_ARCH_LIST": "9.0"}))
+                    ext_cache = common.ExtensionCache()
+                    ext_cache.capability = given
+                    ext_cache.install(torch)
+                    cpp_ext.load_inline("ext", "torch::Tensor f(torch::Tensor x);", LightPrelude.SRC, functions=["f"])
+        self.assertEqual(folders[0], folders[1])
+        self.assertNotEqual(folders[0], folders[2])  # another device, another build
 
 
 if __name__ == "__main__":

@@ -306,17 +306,35 @@ class ModelNew''', 1).replace("    def forward(self, x", "    def forward(self, 
                 paths.append(os.path.join(tmp, "s%d.py" % i))
                 with open(paths[-1], "w") as f:
                     f.write("import torch\nN = %d\nclass ModelNew(torch.nn.Module):\n    pass\n" % i)
+            # The third sample's module code needs the GPU at import: not in the lane's
+            # worker, so it is imported again in one with a CUDA context.
+            paths.append(os.path.join(tmp, "s_gpu.py"))
+            with open(paths[-1], "w") as f:
+                f.write("import os\nimport torch\nif os.environ.get('KWB_WORKER_BUILD_ONLY'):\n"
+                        "    raise RuntimeError('no CUDA context in this worker')\n"
+                        "GPU = torch.empty(4, device='cuda')\nclass ModelNew(torch.nn.Module):\n    pass\n")
+            log = os.path.join(tmp, "contexts.log")
             env = dict(os.environ, KWB_FAKEGPU="1", KWB_FAKEGPU_BRIDGE_DIR=os.path.dirname(BRIDGE),
-                       PYTHONPATH=os.path.join(HERE, "fakegpu"), KWB_CACHE_DIR=tmp)
-            lines = "\n".join([paths[0], os.path.join(tmp, "missing.py"), paths[1]]) + "\n"
-            out = subprocess.run([PYTHON, BRIDGE, "--build-serve"], input=lines, env=env,
+                       PYTHONPATH=os.path.join(HERE, "fakegpu"), KWB_CACHE_DIR=tmp, KWB_FAKEGPU_CONTEXT_LOG=log)
+            env.pop("TORCH_CUDA_ARCH_LIST", None)
+            order = [paths[0], os.path.join(tmp, "missing.py"), paths[1], paths[2]]
+            out = subprocess.run([PYTHON, BRIDGE, "--build-serve"], input="\n".join(order) + "\n", env=env,
                                  capture_output=True, text=True, timeout=300)
+            contexts = []
+            if os.path.exists(log):
+                with open(log) as f:
+                    contexts = f.read().splitlines()
         self.assertEqual(out.returncode, 0, out.stderr)
         replies = [json.loads(l) for l in out.stdout.splitlines()]
-        self.assertEqual([r["path"] for r in replies], [paths[0], os.path.join(tmp, "missing.py"), paths[1]])
-        self.assertEqual([r["ok"] for r in replies], [True, False, True])
+        self.assertEqual([r["path"] for r in replies], order)
+        self.assertEqual([r["ok"] for r in replies], [True, False, True, True], replies)
         self.assertIn("missing.py", replies[1]["error"])
         self.assertFalse(replies[0]["cache_hit"])
+        # Only the GPU sample's second worker had a context (the worker's own, and the
+        # sample's tensor); the lane's judge and its build-only workers none.
+        users = {line.split()[0] for line in contexts}
+        self.assertEqual(len(users), 1, contexts)
+        self.assertTrue(all(line.split()[1] == "kwb_candidate_worker.py" for line in contexts), contexts)
 
     def test_a_worker_that_dies_is_the_candidates_fault(self):
         r = self.rerun("import os, signal\nimport torch\nimport torch.nn as nn\n\nclass ModelNew(nn.Module):\n"

@@ -108,6 +108,10 @@ class ExtensionCache:
         self.calls = 0
         self.hits = 0
         self.original = None
+        # The device's (major, minor), part of the key. A worker sets it before its
+        # sandbox: a build-only worker reads it from the driver, and asking torch
+        # there would start a CUDA context (None: ask torch).
+        self.capability = None
 
     @staticmethod
     def root():
@@ -133,7 +137,8 @@ class ExtensionCache:
         def cached_load_inline(*args, **kwargs):
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
-            toolchain = "%s|%s|%s|%s" % (torch.__version__, torch.version.cuda, torch.cuda.get_device_capability(),
+            capability = cache.capability if cache.capability is not None else torch.cuda.get_device_capability()
+            toolchain = "%s|%s|%s|%s" % (torch.__version__, torch.version.cuda, tuple(capability),
                                          os.environ.get("TORCH_CUDA_ARCH_LIST", ""))
             as_written = dict(bound.arguments)
             try:

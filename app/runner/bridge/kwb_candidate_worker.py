@@ -149,19 +149,34 @@ class Worker:
         self.guard = None
         self.sandbox = ("none", "not entered yet")
         self.ext_cache = ExtensionCache()
+        # A build lane's worker only imports samples (their extensions land in the
+        # cache): no CUDA context, whose 500 MiB a GPU re-run may need. The lane sets
+        # TORCH_CUDA_ARCH_LIST, so load_inline builds for the device without asking it.
+        self.build_only = os.environ.get(wp.BUILD_ONLY_ENV) == "1"
         try:
             import torch
             self.torch = torch
+            import kwb_bridge_lib
+            import kwb_bridge_tensors
+            self.kt = kwb_bridge_tensors
+            if self.build_only:
+                self.lib, why = kwb_bridge_lib.find_library()
+                if self.lib is None:
+                    raise RuntimeError(why)
+                if not os.environ.get("TORCH_CUDA_ARCH_LIST"):
+                    raise RuntimeError("a build-only worker needs TORCH_CUDA_ARCH_LIST (its lane sets it)")
+                import kwb_cuda_ipc
+                self.ext_cache.capability = kwb_cuda_ipc.Driver().capability(0)
+                self.sync = lambda: torch.cuda.synchronize() if torch.cuda.is_initialized() else None
+                self.guard = Guard(torch)
+                return
             if not torch.cuda.is_available():
                 raise RuntimeError("torch.cuda.is_available() is False")
             torch.cuda.set_device(0)
             torch.empty(1, device="cuda")  # CUDA initialised before the sandbox: the device files are open
             self.sync = torch.cuda.synchronize  # bound before a sample can patch it
-            import kwb_bridge_lib
             import kwb_cuda_ipc
-            import kwb_bridge_tensors
             self.ipc = kwb_cuda_ipc
-            self.kt = kwb_bridge_tensors
             self.lib, why = kwb_bridge_lib.find_library()
             if self.lib is None:
                 raise RuntimeError(why)
@@ -171,6 +186,7 @@ class Worker:
             self.mappings = kwb_cuda_ipc.Mappings(self.driver)
             self.exporter = kwb_cuda_ipc.Exporter(self.driver)
             cap = torch.cuda.get_device_capability(0)
+            self.ext_cache.capability = cap
             os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % cap)
             self.guard = Guard(torch)
         except Exception as exc:
@@ -531,7 +547,9 @@ class Worker:
             seq = c.get("seq", -1)
             op = c.get("op")
             try:
-                if op == "setup":
+                if self.build_only and op not in ("build", "ping", "release"):
+                    self.fail(seq, "unsupported", "a build-only worker only builds (no CUDA context): %r" % op)
+                elif op == "setup":
                     self.ok(seq, **self.setup(c))
                 elif op == "build":
                     self.ok(seq, **self.build(c))

@@ -33,6 +33,8 @@ class Driver:
         U64, I, P = ctypes.c_uint64, ctypes.c_int, ctypes.c_void_p
         sig = {
             "cuInit": [ctypes.c_uint],
+            "cuDeviceGet": [ctypes.POINTER(I), I],
+            "cuDeviceGetAttribute": [ctypes.POINTER(I), I, I],
             "cuCtxGetCurrent": [ctypes.POINTER(P)],
             "cuMemAlloc_v2": [ctypes.POINTER(U64), ctypes.c_size_t],
             "cuMemFree_v2": [U64],
@@ -55,6 +57,19 @@ class Driver:
             text = ctypes.c_char_p()
             self.lib.cuGetErrorString(rc, ctypes.byref(text))
             raise CudaError("%s failed: %s (%d)" % (name, (text.value or b"?").decode("ascii", "replace"), rc))
+
+    def capability(self, ordinal=0):
+        """(major, minor) of a device, read without creating a context: a build
+        lane needs the architecture to build for, not 500 MiB of the GPU."""
+        self.call("cuInit", 0)
+        dev = ctypes.c_int()
+        self.call("cuDeviceGet", ctypes.byref(dev), ordinal)
+        out = []
+        for attribute in (75, 76):  # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, _MINOR
+            v = ctypes.c_int()
+            self.call("cuDeviceGetAttribute", ctypes.byref(v), attribute, dev)
+            out.append(v.value)
+        return tuple(out)
 
     def require_context(self):
         ctx = ctypes.c_void_p()

@@ -102,12 +102,17 @@ class Judge:
     """GPU state that lives as long as the bridge: the library, the session,
     the driver, and spare workers started ahead of the next requests."""
 
-    def __init__(self, lib, session, progress):
+    def __init__(self, lib, session, progress, builds_only=False):
         self.lib = lib
         self.session = session
         self.progress = progress
         self.driver = ipc.Driver()
-        self.driver.require_context()
+        # A build lane's judge and its workers hold no CUDA context: 8 lanes of
+        # three processes held 13.5 GiB of an H100, and two leaderboard records ran
+        # out of memory beside them (docs/gpu-validation.md).
+        self.builds_only = builds_only
+        if not builds_only:
+            self.driver.require_context()
         self.spares = collections.deque()
         self.retiring = wp.Retiring(self.release, RETIRE_OVERLAP_BYTES)
         # How many workers start ahead (KWB_BRIDGE_PREFORK, 0 = none): two, because a
@@ -120,8 +125,9 @@ class Judge:
 
     # -- workers
 
-    def spawn(self, prefix=(), extra_env=None):
-        """A worker process; `prefix` runs it under another program (compute-sanitizer)."""
+    def spawn(self, prefix=(), extra_env=None, build_only=None):
+        """A worker process; `prefix` runs it under another program (compute-sanitizer).
+        A build-only worker imports samples without a CUDA context (default: as the judge)."""
         scratch = tempfile.mkdtemp(prefix="kwb_worker_")
         root = cache_root()
         env = dict(os.environ)
@@ -130,6 +136,9 @@ class Judge:
                     "CUDA_CACHE_PATH": os.path.join(scratch, "cuda_cache"),  # the driver's PTX cache, inside the sandbox
                     # IPC handles need plain cudaMalloc segments, not expandable (VMM) ones.
                     "PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:False"})
+        env.pop(wp.BUILD_ONLY_ENV, None)
+        if self.builds_only if build_only is None else build_only:
+            env[wp.BUILD_ONLY_ENV] = "1"
         env.update(extra_env or {})
         ch = wp.WorkerChannel(list(prefix) + [sys.executable, "-u", WORKER_SCRIPT], env=env, cwd=scratch)
         ch.scratch = scratch
@@ -169,8 +178,19 @@ class Judge:
 
     def build(self, source, label, timeout_s=900.0):
         """Imports one sample in a fresh sandboxed worker so that its extension
-        is built into the cache; the worker's reply (compile_ms, cache hit, sandbox)."""
-        ch = self.spares.popleft() if self.spares else self.spawn()
+        is built into the cache; the worker's reply (compile_ms, cache hit, sandbox).
+        A lane's worker has no CUDA context; a sample that does not import there
+        (its module code may use the GPU) is imported once more in a worker with
+        one, so the lane's verdict is the re-run's (a compile error costs a second
+        try, mostly cached: its failed header tiers are not tried again)."""
+        try:
+            return self.build_in(self.spares.popleft() if self.spares else self.spawn(), source, label, timeout_s)
+        except (wp.WorkerFailed, wp.WorkerDied, wp.WorkerTimeout, wp.WorkerProtocolError, RuntimeError):
+            if not self.builds_only:
+                raise
+        return self.build_in(self.spawn(build_only=False), source, label, timeout_s)
+
+    def build_in(self, ch, source, label, timeout_s):
         try:
             ready = ch.wait_ready(READY_TIMEOUT_S)
             if ready.get("usable") is not True:

@@ -91,7 +91,7 @@ def no_dump():
 # ---------------------------------------------------------------- the bridge
 
 class Bridge:
-    def __init__(self, out):
+    def __init__(self, out, builds_only=True):
         self.out = out
         self.lib = None
         self.reason = None
@@ -101,6 +101,9 @@ class Bridge:
         self.tol_policy = ("kernelbench", 0.0, 0.0)
         if torch is None:
             self.reason = "PyTorch is not installed (%s: %s)" % (sys.executable, TORCH_ERROR)
+            return
+        if builds_only:
+            self.open_for_builds()
             return
         try:
             if not torch.cuda.is_available():
@@ -127,6 +130,23 @@ class Bridge:
         cap = torch.cuda.get_device_capability(0)
         # Build extensions for this GPU only: faster, and what the sample runs on.
         os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % cap)
+
+    def open_for_builds(self):
+        """A build lane: the device's architecture from the driver (no context),
+        and a judge whose workers import samples without one."""
+        self.lib, why = kwb_bridge_lib.find_library()
+        if self.lib is None:
+            self.reason = why
+            return
+        try:
+            import kwb_cuda_ipc
+            import kwb_judge
+            cap = kwb_cuda_ipc.Driver().capability(0)
+            os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "%d.%d" % cap)
+            self.judge = kwb_judge.Judge(self.lib, None, self.progress, builds_only=True)
+        except Exception as exc:
+            self.reason = "cannot read CUDA device 0: %s" % exc
+            self.lib = None
 
     @property
     def usable(self):
@@ -339,7 +359,7 @@ def main(argv):
     proto_fd = os.dup(1)
     os.dup2(2, 1)
     out = os.fdopen(proto_fd, "w", encoding="utf-8", buffering=1)
-    bridge = Bridge(out)
+    bridge = Bridge(out, builds_only="--build" in argv[1:] or "--build-serve" in argv[1:])
     if "--check" in argv[1:]:
         bridge.send(bridge.capabilities("check"))
         return 0 if bridge.usable else EXIT_UNUSABLE

@@ -280,6 +280,11 @@ def members_field(obj, key="members"):
 
 # ---------------------------------------------------------------- the channel
 
+# Set in a worker's environment by a build lane's judge: the worker imports samples
+# to build them and never runs one, so it starts no CUDA context.
+BUILD_ONLY_ENV = "KWB_WORKER_BUILD_ONLY"
+
+
 class WorkerChannel:
     """A worker process and its two private pipes. The judge's own stdout (the
     kwb.rerun/1 channel) is never inherited: close_fds, and the judge keeps

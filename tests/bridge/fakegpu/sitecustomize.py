@@ -31,6 +31,14 @@ if os.environ.get("KWB_FAKEGPU") == "1":
     import kwb_bridge_lib
     import kwb_cuda_ipc
 
+    def touched(what):
+        """KWB_FAKEGPU_CONTEXT_LOG: where a real GPU would have a CUDA context
+        (a device allocation, a context required), one line per process and use."""
+        log = os.environ.get("KWB_FAKEGPU_CONTEXT_LOG")
+        if log:
+            with open(log, "a") as f:
+                f.write("%d %s %s\n" % (os.getpid(), os.path.basename(sys.argv[0] if sys.argv else "?"), what))
+
     def addr(p):
         if p is None:
             return 0
@@ -81,10 +89,14 @@ if os.environ.get("KWB_FAKEGPU") == "1":
             pass
 
         def require_context(self):
-            pass
+            touched("context required")
+
+        def capability(self, ordinal=0):
+            return (9, 0)
 
         def call(self, name, *args):
             if name == "cuMemAlloc_v2":
+                touched("cuMemAlloc_v2")
                 args[0]._obj.value = Shm.alloc(int(args[1]))
             elif name == "cuMemsetD8_v2":
                 ctypes.memset(addr(args[0]), int(args[1]), int(args[2]))
@@ -127,7 +139,7 @@ if os.environ.get("KWB_FAKEGPU") == "1":
     torch.cuda.current_stream = lambda *a: _Stream()
     torch.cuda.memory_snapshot = lambda: []
     torch.cuda.mem_get_info = lambda *a: (1 << 28, 1 << 28)
-    torch.cuda.get_device_capability = lambda *a: (9, 0)
+    torch.cuda.get_device_capability = lambda *a: (touched("torch.cuda.get_device_capability"), (9, 0))[1]
     torch.cuda.current_device = lambda: 0
     torch.cuda.manual_seed = lambda s: None
     torch.Tensor.cuda = lambda self, *a, **k: self
@@ -138,6 +150,7 @@ if os.environ.get("KWB_FAKEGPU") == "1":
     def empty(*size, dtype=None, device=None, **kw):
         if device != "cuda":
             return _empty(*size, dtype=dtype, device=device, **kw)
+        touched("torch.empty(device='cuda')")
         shape = tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
         dtype = dtype or torch.float32
         n = 1
