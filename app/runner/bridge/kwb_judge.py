@@ -201,6 +201,9 @@ class Judge:
             self.warm()
             return ch.call("build", timeout_s, sample_source=source, sample_label=label, writable_dirs=ch.writable)
         finally:
+            # Killed, not shut down: its files are written once it has answered, and
+            # Python's own exit (torch's finalisers) is CPU the lanes' compilers need.
+            ch.signal_kill()
             self.release(ch)
 
     def shutdown(self):
