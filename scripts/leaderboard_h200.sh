@@ -5,7 +5,8 @@
 #   scripts/leaderboard_h200.sh BUILD_DIR [OUT_JSONL]   (default OUT: out/leaderboard_h200.jsonl)
 # OUT stays plain JSONL (kwb verify appends to it and resumes from it); once a run gets through
 # every record (not interrupted), it is also written gzipped to DATASET (default
-# datasets/evaluations/leaderboard_h200.jsonl.gz, the committed copy; DATASET= to skip).
+# datasets/evaluations/leaderboard_h200.jsonl.gz, the committed copy; DATASET= to skip), but only
+# when every record ran on an H200.
 # BUILD_DIR holds app/kwb/kwb and app/runner/{kwb-runner,libkwb_bridge.so,*.py} (a UI-OFF CUDA build).
 # KB_LEADERBOARD: the leaderboard's raw_data.json (default ../shared/data/kernelbench/leaderboard/raw_data.json).
 # KB_PROBLEMS: the folder holding v0/KernelBench (default ../shared/data/kernelbench/problems).
@@ -34,7 +35,20 @@ mkdir -p "$(dirname "$out")"
     --timing-budget "${TIMING_BUDGET:-3}" --out "$out"
 rc=$?
 # 0: every record verified; 1: the same, some of them with errors (compile errors, faults).
-if [ "$rc" -le 1 ] && [ -n "$dataset" ]; then
+# The committed file is the H200's: a run (or a resumed part of one) on another GPU leaves it alone.
+others=$(python3 - "$out" <<'PY'
+import json, sys
+names = set()
+for line in open(sys.argv[1], encoding="utf-8"):
+    if line.strip():
+        dev = ((json.loads(line).get("verification") or {}).get("rerun") or {}).get("device") or {}
+        names.add(dev.get("name") or "no device")
+print(", ".join(sorted(n for n in names if "H200" not in n)))
+PY
+)
+if [ "$rc" -le 1 ] && [ -n "$dataset" ] && [ -n "$others" ]; then
+    echo "not writing $dataset: records of $out ran on $others, not an H200" >&2
+elif [ "$rc" -le 1 ] && [ -n "$dataset" ]; then
     gzip -9 -n -c "$out" > "$dataset.tmp" && mv "$dataset.tmp" "$dataset" && echo "wrote $dataset"
 fi
 exit "$rc"
