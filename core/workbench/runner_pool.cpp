@@ -322,7 +322,11 @@ std::size_t RunnerPool::run(const std::vector<PoolJob>& jobs, const CancelFlag* 
             PoolResult r;
             r.job = i;
             r.slot = slotIndex;
-            if (!client) {
+            std::optional<RerunOutcome> instead = job.before ? job.before(cancel) : std::nullopt;
+            if (instead) {
+                r.ran = false;
+                r.outcome = std::move(*instead);
+            } else if (!client) {
                 r.outcome.candidateId = job.candidate ? job.candidate->id : job.name;
                 r.outcome.error = Status(ErrorCode::InvalidArgument,
                     std::string("no ") + (job.useBridge ? "PyTorch bridge" : "kwb-runner") + " configured for '" + job.name + "'");

@@ -89,11 +89,17 @@ struct PoolJob {
     const RerunRequest* request = nullptr;
     const CandidateSpec* candidate = nullptr;
     bool useBridge = false;           // served by the bridge, not kwb-runner
+    // Called on the GPU's thread that took the job, before it runs: may block (kwb
+    // verify waits there for the job's sample to be built, so every GPU starts on
+    // the first samples while the build pool compiles the rest). An outcome is
+    // delivered instead of running the job (a compile error; Cancelled), nullopt runs it.
+    std::function<std::optional<RerunOutcome>(const CancelFlag*)> before;
 };
 
 struct PoolResult {
     std::size_t job = 0;              // index into the jobs given to run()
     std::size_t slot = 0;             // index into slots()
+    bool ran = true;                  // false: the outcome came from the job's `before`, no GPU ran it
     RerunOutcome outcome;
 };
 

@@ -115,10 +115,10 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
         const Availability& a = executors.probe(kind);
         if (!a.available) return Status(ErrorCode::Unsupported, a.reason);
     }
-    // The build pool. With one runner the GPU starts on the first samples as
-    // soon as they are built (the board says when); with a runner per GPU
-    // every sample is built first (the pool hands records to free GPUs and
-    // has no way to wait for one).
+    // The build pool. The GPU starts on the first samples as soon as they are
+    // built (the board says when): the one GPU loop waits on the board for each
+    // record's sample, and with a runner per GPU each GPU's thread waits for the
+    // record it took (PoolJob::before).
     BuildBoard board;
     BuildReport built;
     Status buildStatus;
@@ -146,12 +146,7 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
             else buildStatus = r.status();
             board.close();
         };
-        if (options.gpus.empty()) {
-            builder = std::thread(build);
-        } else {
-            build();
-            if (!buildStatus.isOk()) return buildStatus;
-        }
+        builder = std::thread(build);
     }
     // Ends the pool (if still building) and reports it, once.
     bool buildReported = false;
@@ -268,14 +263,23 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
             const VerifyItem& item = plan.items[i];
             if (!item.job) {
                 finish(i, nullptr, nullptr);
-            } else if (const std::optional<SampleBuild> build = failedBuild(*item.job)) {
-                const RerunOutcome o = compileErrorOutcome(*item.job, build->error, options.thresholds);
-                finish(i, &o, nullptr);
-            } else {
-                poolJobs.push_back({item.record.id, &item.job->request, &item.job->request.candidate,
-                    item.job->executor == ExecutorKind::Bridge});
-                itemOf.push_back(i);
+                continue;
             }
+            PoolJob pj{item.record.id, &item.job->request, &item.job->request.candidate,
+                item.job->executor == ExecutorKind::Bridge, {}};
+            // On the GPU's thread: wait for this record's sample; one that does not build never runs.
+            pj.before = [&failedBuild, &options, job = &*item.job](const CancelFlag* c) -> std::optional<RerunOutcome> {
+                const std::optional<SampleBuild> build = failedBuild(*job);
+                if (c && c->isCancelled()) {
+                    RerunOutcome o;
+                    o.error = Status(ErrorCode::Cancelled, "interrupted while the sample was building");
+                    return o;
+                }
+                if (build) return compileErrorOutcome(*job, build->error, options.thresholds);
+                return std::nullopt;
+            };
+            poolJobs.push_back(std::move(pj));
+            itemOf.push_back(i);
         }
         if (!writeFailed)
             pool.run(poolJobs, cancel,
@@ -289,7 +293,7 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
                         report.cancelled = true;
                         return false;
                     }
-                    return finish(itemOf[r.job], &r.outcome, &pool.placement(r.slot));
+                    return finish(itemOf[r.job], &r.outcome, r.ran ? &pool.placement(r.slot) : nullptr);
                 });
         if (cancel && cancel->isCancelled()) report.cancelled = true;
         report.gpus = pool.size();

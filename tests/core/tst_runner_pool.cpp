@@ -10,9 +10,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include <sys/stat.h>
 
@@ -156,6 +158,7 @@ private Q_SLOTS:
     void noGpusSaysWhy();
     void runnerEnvironmentPinsAndDisablesMulticast();
     void hangOnOneGpuCostsOnlyItsRecord();
+    void aGpuWaitingForItsJobHoldsNoOtherBack();
     void startNamesTheGpuWithoutADevice();
     void verifyOnFourGpusMatchesOne();
     void rerunOnFourGpusMatchesOne();
@@ -346,6 +349,68 @@ void TestRunnerPool::hangOnOneGpuCostsOnlyItsRecord()
     }
     QCOMPARE(pinned, (std::set<QByteArray>{"cvd=0", "cvd=1", "cvd=2", "cvd=3"}));
     QCOMPARE(started, 4 + multi.restarts + 1 + single.restarts); // 4 pinned runners and one unpinned, with their restarts
+}
+
+void TestRunnerPool::aGpuWaitingForItsJobHoldsNoOtherBack()
+{
+    // kwb verify's GPUs wait in PoolJob::before for their record's sample to be
+    // built. Job 0 waits until three other results are in: the other GPU serves
+    // them meanwhile. Job 2's `before` answers for it (a sample that did not
+    // build): delivered as given, not run, not placed on a GPU.
+    std::vector<RerunRequest> requests;
+    for (const char* id : {"honest-a", "honest-b", "honest-c", "honest-d"}) requests.push_back(makeRequest(id, 10.0));
+    ProcessClientOptions runner;
+    runner.runnerPath = KWB_FAKE_RUNNER;
+    runner.startupTimeoutS = 10.0;
+    RunnerPoolOptions two;
+    two.runner = runner;
+    for (int g = 0; g < 2; ++g) two.gpus.push_back({g, std::to_string(g), "", ""});
+    RunnerPool pool(two);
+    QVERIFY(pool.start(true, false).isOk());
+
+    std::atomic<bool> open{false};
+    std::atomic<int> beforeCalls{0};
+    std::vector<PoolJob> jobs;
+    for (const auto& r : requests) jobs.push_back({r.candidate.id, &r, &r.candidate, false, {}});
+    jobs[0].before = [&](const CancelFlag*) -> std::optional<RerunOutcome> {
+        ++beforeCalls;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (!open.load() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        return std::nullopt;
+    };
+    jobs[2].before = [&](const CancelFlag*) -> std::optional<RerunOutcome> {
+        ++beforeCalls;
+        RerunOutcome o;
+        o.candidateId = "honest-c";
+        o.error = Status(ErrorCode::InvalidArgument, "did not build (test)");
+        return o;
+    };
+    std::vector<PoolResult> got;
+    pool.run(jobs, nullptr, {}, [&](PoolResult&& r) {
+        got.push_back(std::move(r));
+        if (got.size() == 3) open.store(true);
+        return true;
+    });
+    QCOMPARE(got.size(), std::size_t{4});
+    QCOMPARE(beforeCalls.load(), 2);
+    QCOMPARE(got.back().job, std::size_t{0}); // the waiting job came last
+    std::set<std::size_t> firstThree{got[0].job, got[1].job, got[2].job};
+    QCOMPARE(firstThree, (std::set<std::size_t>{1, 2, 3}));
+    for (const auto& r : got) {
+        if (r.job == 2) {
+            QVERIFY(!r.ran);
+            QVERIFY(!r.outcome.result);
+            QCOMPARE(qs(r.outcome.error.message()), QStringLiteral("did not build (test)"));
+        } else {
+            QVERIFY(r.ran);
+            QCOMPARE(verdictOf(r.outcome), QStringLiteral("ok"));
+        }
+    }
+    // Job 0's GPU served nothing else while it waited: the other GPU ran jobs 1 and 3.
+    std::size_t slotOf0 = got.back().slot, ranElsewhere = 0;
+    for (const auto& r : got)
+        if (r.ran && r.job != 0 && r.slot != slotOf0) ++ranElsewhere;
+    QCOMPARE(ranElsewhere, std::size_t{2});
 }
 
 void TestRunnerPool::startNamesTheGpuWithoutADevice()
