@@ -36,14 +36,15 @@ mkdir -p "$(dirname "$out")"
 rc=$?
 # 0: every record verified; 1: the same, some of them with errors (compile errors, faults).
 # The committed file is the H200's: a run (or a resumed part of one) on another GPU leaves it alone.
+# Records that never reached a GPU (a sample the build pool could not build) name no device.
 others=$(python3 - "$out" <<'PY'
 import json, sys
 names = set()
 for line in open(sys.argv[1], encoding="utf-8"):
     if line.strip():
         dev = ((json.loads(line).get("verification") or {}).get("rerun") or {}).get("device") or {}
-        names.add(dev.get("name") or "no device")
-print(", ".join(sorted(n for n in names if "H200" not in n)))
+        names.add(dev.get("name") or "")
+print(", ".join(sorted(n for n in names if n and "H200" not in n)))
 PY
 )
 if [ "$rc" -le 1 ] && [ -n "$dataset" ] && [ -n "$others" ]; then

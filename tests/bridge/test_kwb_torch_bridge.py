@@ -157,6 +157,12 @@ class ExtensionCacheTest(unittest.TestCase):
 
 
 class RequestHandlingTest(unittest.TestCase):
+    def test_a_bridge_serves_re_runs_unless_told_it_builds(self):
+        # Only `--build` and `--build-serve` open the bridge without a CUDA context;
+        # one built without saying so serves kwb's re-runs.
+        import inspect
+        self.assertIs(inspect.signature(kb.Bridge).parameters["builds_only"].default, False)
+
     def test_hello_without_torch_says_why(self):
         rc, replies = serve_lines([json.dumps(header("hello"))])
         self.assertEqual(rc, kb.EXIT_UNUSABLE)

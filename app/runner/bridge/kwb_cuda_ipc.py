@@ -14,6 +14,8 @@ Thread: the caller's thread, with the device's primary context current (torch
 makes it current once CUDA is initialised)."""
 
 import ctypes
+import sys
+import traceback
 
 IPC_LAZY_ENABLE_PEER_ACCESS = 1
 ALIGN = 512   # the coverage scan's unit; every arena slot starts on one
@@ -134,6 +136,15 @@ class InputArena:
         if self.base:
             self.driver.call("cuMemFree_v2", ctypes.c_uint64(self.base))
             self.base = 0
+
+
+def free_all(arenas):
+    """Frees each arena; one that fails is reported and does not keep the others."""
+    for arena in arenas:
+        try:
+            arena.free()
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
 
 
 class Mappings:

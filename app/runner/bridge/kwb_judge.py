@@ -182,10 +182,11 @@ class Judge:
         A lane's worker has no CUDA context; a sample that does not import there
         (its module code may use the GPU) is imported once more in a worker with
         one, so the lane's verdict is the re-run's (a compile error costs a second
-        try, mostly cached: its failed header tiers are not tried again)."""
+        try, mostly cached: its failed header tiers are not tried again). A build
+        that ran out of time is not tried again: missing CUDA does not hang."""
         try:
             return self.build_in(self.spares.popleft() if self.spares else self.spawn(), source, label, timeout_s)
-        except (wp.WorkerFailed, wp.WorkerDied, wp.WorkerTimeout, wp.WorkerProtocolError, RuntimeError):
+        except (wp.WorkerFailed, wp.WorkerDied, wp.WorkerProtocolError, RuntimeError):
             if not self.builds_only:
                 raise
         return self.build_in(self.spawn(build_only=False), source, label, timeout_s)
@@ -836,12 +837,8 @@ class JudgeRun:
         if self.worker is not None:
             self.j.reap()  # at most one worker dying at a time
             self.j.retire(self.worker, arenas)
-            return
-        for arena in arenas:
-            try:
-                arena.free()
-            except Exception:
-                traceback.print_exc(file=sys.stderr)
+        else:
+            ipc.free_all(arenas)
 
 
 def worker_death(exc):

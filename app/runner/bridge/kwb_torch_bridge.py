@@ -91,7 +91,7 @@ def no_dump():
 # ---------------------------------------------------------------- the bridge
 
 class Bridge:
-    def __init__(self, out, builds_only=True):
+    def __init__(self, out, builds_only=False):
         self.out = out
         self.lib = None
         self.reason = None

@@ -20,9 +20,9 @@ import re
 import selectors
 import signal
 import subprocess
-import sys
 import time
-import traceback
+
+import kwb_cuda_ipc
 
 TAG = "kwbw/1"
 MAX_LINE_BYTES = 1 << 20        # one reply line
@@ -445,8 +445,4 @@ class Retiring:
         while self.items:
             ch, arenas = self.items.popleft()
             self.release(ch)
-            for arena in arenas:
-                try:
-                    arena.free()
-                except Exception:
-                    traceback.print_exc(file=sys.stderr)
+            kwb_cuda_ipc.free_all(arenas)
