@@ -41,6 +41,10 @@ public:
     Result<Capabilities> capabilities() override;
     Result<RerunResult> execute(const RerunRequest& request, const TaskContext& ctx) override;
 
+    // Ends the child now (a shutdown request, then a kill after the grace); a
+    // later request starts a fresh one.
+    void shutdown() { stop(true); }
+
     std::int32_t restarts() const { return m_restarts; } // fresh runners started after the first
     pid_t childPid() const { return m_pid; }             // -1 when none is running
     const std::string& stderrTail() const { return m_stderrTail; }

@@ -77,6 +77,12 @@ Executor* ExecutorSet::executor(ExecutorKind kind)
     return s.availability.available ? s.client.get() : nullptr;
 }
 
+void ExecutorSet::endProcesses()
+{
+    for (auto& [kind, s] : m_slots)
+        if (s.client) s.client->shutdown();
+}
+
 std::int32_t ExecutorSet::restarts(ExecutorKind kind) const
 {
     auto it = m_slots.find(static_cast<int>(kind));

@@ -51,6 +51,9 @@ public:
     // The started executor when probe(kind) found it available, else null.
     Executor* executor(ExecutorKind kind);
     std::int32_t restarts(ExecutorKind kind) const;
+    // Ends the processes probe() started, keeping its answers (a later request
+    // starts them again). For callers that then start their own, one per GPU.
+    void endProcesses();
     // How the bridge is started (after probe(Bridge) found it): the build pool
     // runs the same interpreter and script.
     const std::optional<TorchBridgeCommand>& bridgeCommand() const { return m_bridgeCommand; }

@@ -4,13 +4,9 @@
 
 namespace kwb::workbench {
 
-Result<GpuBatch> runJobsOnGpus(ExecutorSet& executors, const std::vector<RerunJob>& jobs,
-    const std::vector<GpuPlacement>& gpus, const FlagThresholds& thresholds, const CancelFlag* cancel,
-    const JobProgress& progress)
+Result<std::unique_ptr<RunnerPool>> startRunnerPool(ExecutorSet& executors, const std::vector<GpuPlacement>& gpus,
+    const FlagThresholds& thresholds, bool needRunner, bool needBridge)
 {
-    if (gpus.empty()) return Status(ErrorCode::InvalidArgument, "no GPUs to run on");
-    const bool needRunner = std::any_of(jobs.begin(), jobs.end(), [](const RerunJob& j) { return j.executor == ExecutorKind::Runner; });
-    const bool needBridge = std::any_of(jobs.begin(), jobs.end(), [](const RerunJob& j) { return j.executor == ExecutorKind::Bridge; });
     RunnerPoolOptions po;
     po.gpus = gpus;
     po.thresholds = thresholds;
@@ -20,8 +16,22 @@ Result<GpuBatch> runJobsOnGpus(ExecutorSet& executors, const std::vector<RerunJo
     if (needBridge) {
         KWB_ASSIGN_OR_RETURN(po.bridge, executors.clientOptions(ExecutorKind::Bridge));
     }
-    RunnerPool pool(std::move(po));
-    KWB_RETURN_IF_ERROR(pool.start(needRunner, needBridge));
+    executors.endProcesses();
+    auto pool = std::make_unique<RunnerPool>(std::move(po));
+    KWB_RETURN_IF_ERROR(pool->start(needRunner, needBridge));
+    return pool;
+}
+
+Result<GpuBatch> runJobsOnGpus(ExecutorSet& executors, const std::vector<RerunJob>& jobs,
+    const std::vector<GpuPlacement>& gpus, const FlagThresholds& thresholds, const CancelFlag* cancel,
+    const JobProgress& progress)
+{
+    if (gpus.empty()) return Status(ErrorCode::InvalidArgument, "no GPUs to run on");
+    const bool needRunner = std::any_of(jobs.begin(), jobs.end(), [](const RerunJob& j) { return j.executor == ExecutorKind::Runner; });
+    const bool needBridge = std::any_of(jobs.begin(), jobs.end(), [](const RerunJob& j) { return j.executor == ExecutorKind::Bridge; });
+    KWB_ASSIGN_OR_RETURN(std::unique_ptr<RunnerPool> started,
+        startRunnerPool(executors, gpus, thresholds, needRunner, needBridge));
+    RunnerPool& pool = *started;
 
     std::vector<PoolJob> poolJobs;
     poolJobs.reserve(jobs.size());

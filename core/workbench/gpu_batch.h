@@ -3,6 +3,7 @@
 // runner per GPU (`--gpus`): the same RunnerPool as `kwb verify --gpus`, the
 // outcomes returned in job order, so the output is the one-runner output
 // whatever the GPUs' finishing order, plus where each ran.
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -24,6 +25,15 @@ struct GpuBatch {
 };
 
 using JobProgress = std::function<ProgressFn(std::size_t job, std::size_t gpu)>;
+
+// A runner (and bridge) per GPU, started with `executors`' ways of starting
+// them. The processes probe() started are ended first: they would sit idle
+// for the whole batch, unpinned, a bridge with its judge's and its spare
+// workers' CUDA contexts on the first GPU (on an H100 they cost a leaderboard
+// record the 6 GiB of its output: docs/gpu-validation.md). An error names
+// the GPU that could not start.
+Result<std::unique_ptr<RunnerPool>> startRunnerPool(ExecutorSet& executors, const std::vector<GpuPlacement>& gpus,
+    const FlagThresholds& thresholds, bool needRunner, bool needBridge);
 
 // `executors` supplies how runner and bridge start (clientOptions); the pool
 // starts its own per GPU. An error names the GPU that could not start.

@@ -14,6 +14,7 @@
 #include "records/record_loader.h"
 #include "rerun/kernelbench_sample.h"
 #include "workbench/build_board.h"
+#include "workbench/gpu_batch.h"
 #include "workbench/run_summary.h"
 
 namespace kwb::workbench {
@@ -239,22 +240,13 @@ Result<VerifyReport> runVerify(VerifyPlan& plan, const VerifyOptions& options, E
         report.bridgeRestarts = executors.restarts(ExecutorKind::Bridge);
     } else {
         // One runner (and bridge) per GPU; records go to whichever is free.
-        RunnerPoolOptions po;
-        po.gpus = options.gpus;
-        po.thresholds = options.thresholds;
-        const bool needRunner = plan.jobs(ExecutorKind::Runner) > 0;
-        const bool needBridge = plan.jobs(ExecutorKind::Bridge) > 0;
-        if (needRunner) {
-            KWB_ASSIGN_OR_RETURN(po.runner, executors.clientOptions(ExecutorKind::Runner));
-        }
-        if (needBridge) {
-            KWB_ASSIGN_OR_RETURN(po.bridge, executors.clientOptions(ExecutorKind::Bridge));
-        }
-        RunnerPool pool(std::move(po));
-        if (Status s = pool.start(needRunner, needBridge); !s) {
+        auto started = startRunnerPool(executors, options.gpus, options.thresholds,
+            plan.jobs(ExecutorKind::Runner) > 0, plan.jobs(ExecutorKind::Bridge) > 0);
+        if (!started) {
             std::fclose(sink);
-            return s;
+            return started.status();
         }
+        RunnerPool& pool = **started;
         if (events.onGpu)
             for (std::size_t g = 0; g < pool.size(); ++g) events.onGpu(g, pool.placement(g));
         std::vector<PoolJob> poolJobs;

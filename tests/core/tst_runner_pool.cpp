@@ -6,6 +6,7 @@
 // shards are byte for byte the file of one local run.
 #include <QtTest>
 
+#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -165,6 +166,25 @@ private Q_SLOTS:
     void shardsMergeToTheLocalFile();
 
 private:
+#ifdef KWB_TEST_CLI
+    // kwb's environment with the logging runner, which notes in LIVE.log which
+    // runners were alive when each started.
+    QMap<QString, QString> withLiveLog(QMap<QString, QString> env, const QString& live) const
+    {
+        env.insert(QStringLiteral("KWB_RUNNER"), m_wrapper);
+        env.insert(QStringLiteral("KWB_TEST_LIVE_DIR"), live);
+        return env;
+    }
+    // The runner kwb probes first was gone before the GPUs' runners started: on a
+    // real node it sat idle beside them, unpinned, holding memory of the first GPU.
+    static void expectNoProbeBesideGpus(const QString& live)
+    {
+        QVERIFY2(QDir(live).entryList(QDir::Files).size() >= 5, "the logging runner did not run"); // the probe's, one per GPU
+        const QByteArray beside = readAll(live + QStringLiteral(".log"));
+        QVERIFY2(!beside.contains("beside unset"), beside.constData());
+    }
+#endif
+
     QTemporaryDir m_dir;
     QString m_wrapper; // a runner that logs its environment, then becomes the stand-in runner
     QString m_log;
@@ -178,7 +198,13 @@ void TestRunnerPool::initTestCase()
     writeFile(m_wrapper,
         "#!/bin/sh\necho \"cvd=${CUDA_VISIBLE_DEVICES-unset} order=${CUDA_DEVICE_ORDER-unset} nvls=${NCCL_NVLS_ENABLE-unset} "
         "symm=${TORCH_SYMM_MEM_DISABLE_MULTICAST-unset} nvshmem=${NVSHMEM_DISABLE_NVLS-unset}\" >> '"
-            + m_log.toStdString() + "'\n[ \"${CUDA_VISIBLE_DEVICES-}\" = \"${KWB_TEST_NO_DEVICE_ON-none}\" ] && exec '"
+            + m_log.toStdString() + "'\n"
+        // Which runners were alive when this one started (KWB_TEST_LIVE_DIR: a pid file each).
+        "if [ -n \"${KWB_TEST_LIVE_DIR-}\" ]; then mkdir -p \"$KWB_TEST_LIVE_DIR\"\n"
+        "  for f in \"$KWB_TEST_LIVE_DIR\"/*; do [ -f \"$f\" ] && kill -0 \"${f##*/}\" 2>/dev/null && "
+        "echo \"${CUDA_VISIBLE_DEVICES-unset} beside $(cat \"$f\")\" >> \"$KWB_TEST_LIVE_DIR.log\"; done\n"
+        "  echo \"${CUDA_VISIBLE_DEVICES-unset}\" > \"$KWB_TEST_LIVE_DIR/$$\"\nfi\n"
+        "[ \"${CUDA_VISIBLE_DEVICES-}\" = \"${KWB_TEST_NO_DEVICE_ON-none}\" ] && exec '"
             + std::string(KWB_FAKE_RUNNER) + "' --no-device\nexec '" + KWB_FAKE_RUNNER + "' \"$@\"\n",
         true);
 }
@@ -477,9 +503,11 @@ void TestRunnerPool::verifyOnFourGpusMatchesOne()
     const QMap<QString, QString> smi4{{QStringLiteral("KWB_NVIDIA_SMI"), fakeNvidiaSmi(root, 4)}};
     const Run a = runKwb({QStringLiteral("verify"), in, QStringLiteral("--out"), one, QStringLiteral("--timeout=2"), QStringLiteral("--quiet")});
     QVERIFY2(a.exitCode == 0, a.err.constData());
+    const QString live = root + QStringLiteral("/live");
     const Run b = runKwb({QStringLiteral("verify"), in, QStringLiteral("--out"), four, QStringLiteral("--timeout=2"),
-        QStringLiteral("--gpus=all")}, smi4);
+        QStringLiteral("--gpus=all")}, withLiveLog(smi4, live));
     QVERIFY2(b.exitCode == 0, b.err.constData());
+    expectNoProbeBesideGpus(live);
     QVERIFY2(b.out.contains("verified 12 records") && b.out.contains("on 4 GPUs"), b.out.constData());
     QVERIFY2(b.err.contains("GPU 3: CUDA_VISIBLE_DEVICES=GPU-fake-30000"), b.err.constData());
     QVERIFY2(b.err.contains("(GPU "), b.err.constData());
@@ -557,8 +585,10 @@ void TestRunnerPool::rerunOnFourGpusMatchesOne()
     const QMap<QString, QString> smi4{{QStringLiteral("KWB_NVIDIA_SMI"), fakeNvidiaSmi(root, 4)}};
     const Run one = runKwb(args);
     QVERIFY2(one.exitCode == 0, one.err.constData());
-    const Run four = runKwb(args + QStringList{QStringLiteral("--gpus=all")}, smi4);
+    const QString live = root + QStringLiteral("/live");
+    const Run four = runKwb(args + QStringList{QStringLiteral("--gpus=all")}, withLiveLog(smi4, live));
     QVERIFY2(four.exitCode == 0, four.err.constData());
+    expectNoProbeBesideGpus(live);
     const QJsonArray a = QJsonDocument::fromJson(one.out).object().value(QStringLiteral("outcomes")).toArray();
     const QJsonArray b = QJsonDocument::fromJson(four.out).object().value(QStringLiteral("outcomes")).toArray();
     QCOMPARE(a.size(), static_cast<qsizetype>(ids.size()));
