@@ -98,6 +98,17 @@ QString verdictOf(const RerunOutcome& o)
     return v;
 }
 
+// A pool of `gpus` GPUs pinned by index (none: one unpinned runner), each served by `runnerPath`.
+RunnerPoolOptions pinnedPool(int gpus, const std::string& runnerPath)
+{
+    RunnerPoolOptions o;
+    o.runner = ProcessClientOptions{};
+    o.runner->runnerPath = runnerPath;
+    o.runner->startupTimeoutS = 10.0;
+    for (int g = 0; g < gpus; ++g) o.gpus.push_back({g, std::to_string(g), "", ""});
+    return o;
+}
+
 struct Run {
     int exitCode = -1;
     QByteArray out;
@@ -311,20 +322,11 @@ void TestRunnerPool::hangOnOneGpuCostsOnlyItsRecord()
     const std::vector<std::string> ids{"slow-a", "hang-b", "slow-c", "slow-d", "slow-e", "crash-f", "slow-g", "slow-h",
         "slow-i", "slow-j", "slow-k", "honest-l"};
     for (const auto& id : ids) requests.push_back(makeRequest(id, 3.0));
-    ProcessClientOptions runner;
-    runner.runnerPath = m_wrapper.toStdString();
-    runner.startupTimeoutS = 10.0;
-
-    RunnerPoolOptions four;
-    four.runner = runner;
-    for (int g = 0; g < 4; ++g) four.gpus.push_back({g, std::to_string(g), "", ""});
-    RunnerPool pool(four);
+    RunnerPool pool(pinnedPool(4, m_wrapper.toStdString()));
     QVERIFY(pool.start(true, false).isOk());
     const BatchRun multi = runBatch(pool, requests);
 
-    RunnerPoolOptions oneOpts;
-    oneOpts.runner = runner;
-    RunnerPool one(oneOpts);
+    RunnerPool one(pinnedPool(0, m_wrapper.toStdString()));
     QVERIFY(one.start(true, false).isOk());
     const BatchRun single = runBatch(one, requests);
 
@@ -385,13 +387,7 @@ void TestRunnerPool::aGpuWaitingForItsJobHoldsNoOtherBack()
     // build): delivered as given, not run, not placed on a GPU.
     std::vector<RerunRequest> requests;
     for (const char* id : {"honest-a", "honest-b", "honest-c", "honest-d"}) requests.push_back(makeRequest(id, 10.0));
-    ProcessClientOptions runner;
-    runner.runnerPath = KWB_FAKE_RUNNER;
-    runner.startupTimeoutS = 10.0;
-    RunnerPoolOptions two;
-    two.runner = runner;
-    for (int g = 0; g < 2; ++g) two.gpus.push_back({g, std::to_string(g), "", ""});
-    RunnerPool pool(two);
+    RunnerPool pool(pinnedPool(2, KWB_FAKE_RUNNER));
     QVERIFY(pool.start(true, false).isOk());
 
     std::atomic<bool> open{false};
@@ -442,11 +438,7 @@ void TestRunnerPool::aGpuWaitingForItsJobHoldsNoOtherBack()
 void TestRunnerPool::startNamesTheGpuWithoutADevice()
 {
     qputenv("KWB_TEST_NO_DEVICE_ON", "2");
-    RunnerPoolOptions o;
-    o.runner = ProcessClientOptions{};
-    o.runner->runnerPath = m_wrapper.toStdString();
-    for (int g = 0; g < 4; ++g) o.gpus.push_back({g, std::to_string(g), "", ""});
-    RunnerPool pool(o);
+    RunnerPool pool(pinnedPool(4, m_wrapper.toStdString()));
     bool noDevice = false;
     const Status s = pool.start(true, false, &noDevice);
     qunsetenv("KWB_TEST_NO_DEVICE_ON");
@@ -454,11 +446,7 @@ void TestRunnerPool::startNamesTheGpuWithoutADevice()
     QVERIFY(noDevice);
     QVERIFY2(qs(s.message()).contains(QStringLiteral("GPU 2 (CUDA_VISIBLE_DEVICES=2): no GPU: no CUDA device (simulated)")),
         s.message().c_str());
-    RunnerPoolOptions missing;
-    missing.runner = ProcessClientOptions{};
-    missing.runner->runnerPath = "/nonexistent/kwb-runner";
-    missing.gpus.push_back({0, "0", "", ""});
-    RunnerPool broken(missing);
+    RunnerPool broken(pinnedPool(1, "/nonexistent/kwb-runner"));
     const Status b = broken.start(true, false);
     QVERIFY(!b);
     QVERIFY2(qs(b.message()).contains(QStringLiteral("GPU 0 (CUDA_VISIBLE_DEVICES=0): cannot start kwb-runner")), b.message().c_str());
